@@ -1,0 +1,83 @@
+/* env.c — the table of environment variables and their parsers. */
+#include "env.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+
+const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
+    [MYR_ENV_WORKERS] = {
+        "MYR_WORKERS", "CPUs in the affinity mask",
+        "Number of worker kernel threads that run ULTs (MPI ranks). "
+        "Workers are pinned one per core while there are cores to spare."},
+    [MYR_ENV_STACK_SIZE] = {
+        "MYR_STACK_SIZE", "1M",
+        "Usable stack of each ULT (MPI rank), e.g. `256k`, `8M`. A guard page "
+        "below each stack turns an overflow into a report naming the ULT. "
+        "Memory is reserved, not committed: only touched pages cost RAM."},
+    [MYR_ENV_BIND] = {
+        "MYR_BIND", "core",
+        "`core`: pin each worker to its own core (hwloc, or "
+        "sched_setaffinity); `none`: let the kernel place workers."},
+    [MYR_ENV_SPIN_US] = {
+        "MYR_SPIN_US", "50",
+        "Microseconds an idle worker keeps looking for work before it sleeps "
+        "on a futex. 0 sleeps at once (lowest CPU use, slower wake-up)."},
+};
+
+const char *myr_env_get(myr_env_id id)
+{
+    if ((unsigned)id >= MYR_ENV_COUNT_)
+        return NULL;
+    const char *v = getenv(myr_env_table[id].name);
+    return (v && *v) ? v : NULL;
+}
+
+int myr_env_parse_long(const char *text, long *out)
+{
+    if (!text || !isdigit((unsigned char)*text))
+        return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (errno || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int myr_env_parse_size(const char *text, size_t *out)
+{
+    if (!text || !isdigit((unsigned char)*text))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    switch (tolower((unsigned char)*end)) {
+    case '\0': break;
+    case 'k': shift = 10; end++; break;
+    case 'm': shift = 20; end++; break;
+    case 'g': shift = 30; end++; break;
+    default: return -1;
+    }
+    if (*end == 'b' || *end == 'B')
+        end++;
+    if (*end != '\0' || (shift && v > (~0ULL >> shift)))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+void myr_env_print_markdown(FILE *out)
+{
+    fputs("# Environment variables\n\n"
+          "Generated from the table in `src/base/env.c` by `myriad-envvars`;\n"
+          "do not edit by hand (`make check` fails when the two differ).\n\n"
+          "| variable | default | meaning |\n|---|---|---|\n", out);
+    for (int i = 0; i < MYR_ENV_COUNT_; i++)
+        fprintf(out, "| `%s` | %s | %s |\n", myr_env_table[i].name,
+                myr_env_table[i].default_text, myr_env_table[i].meaning);
+}

@@ -1,0 +1,146 @@
+/*
+ * internal.h — the ult layer's shared structures. See sched.c for the
+ * scheduling model and the invariants every function here relies on.
+ */
+#ifndef MYR_ULT_INTERNAL_H
+#define MYR_ULT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "arch/context.h"
+#include "arch/cpu.h"
+#include "arch/stack.h"
+#include "myr_ult.h"
+#include "ult/deque.h"
+#include "ult/inbox.h"
+
+/* A context plus the bounds of the stack it runs on (for the sanitizers'
+ * fiber annotations and for overflow reports). */
+typedef struct myr_fiber {
+    myr_context ctx;
+    void *stack_lo;
+    size_t stack_size;
+    void *asan_fake_stack;
+} myr_fiber;
+
+/* ULT state word: one of the three states, plus the RESUME_PENDING bit
+ * ("a resume arrived while the ULT was not suspended"). */
+enum {
+    ULT_RUNNABLE = 0,        /* running, or in exactly one ready queue */
+    ULT_SUSPENDED = 1,       /* in no queue; only a resume makes it ready */
+    ULT_DONE = 2,            /* finished; its stack is back in a pool */
+    ULT_STATE_MASK = 3,
+    ULT_RESUME_PENDING = 4,
+};
+
+struct myr_worker;
+typedef struct myr_ult myr_ult;
+
+struct myr_ult {
+    myr_qnode qnode;                  /* link in an inbox */
+    myr_fiber fiber;
+    myr_stack *stack;                 /* NULL until first run (lazy) */
+    struct myr_worker *worker;        /* running on, or home when not */
+    _Atomic unsigned state;
+    _Atomic(struct myr_ult *) joiner; /* see ult.c: the join protocol */
+    bool started;                     /* has a context to switch to */
+    bool is_main;
+    int saved_errno;
+    myr_ult_fn fn;
+    void *arg;
+    void *result;
+    unsigned long id;
+    void **keys;                      /* ULT-local storage, grown on set */
+    unsigned nkeys;
+    struct myr_worker *migrate_to;    /* target of a pending migration */
+    struct myr_ult *pool_next;
+    char name[48];
+};
+
+enum { WORKER_AWAKE = 0, WORKER_SLEEPING = 1 };
+
+typedef struct myr_worker {
+    myr_deque deque;
+    myr_inbox inbox;
+    /* Futex word: SLEEPING while the worker waits in the kernel. */
+    _Alignas(MYR_CACHE_LINE) _Atomic int sleep_state;
+    /* 1 while the worker is in its scheduler looking for work: thieves
+     * then leave its inbox to it (locality). */
+    _Atomic int looking;
+    /* Owner-only fields. */
+    _Alignas(MYR_CACHE_LINE) myr_ult *current;
+    myr_fiber sched;                  /* the worker's scheduler context */
+    myr_stack *sched_stack;           /* worker 0 only: its own stack */
+    myr_stack_pool stacks;
+    myr_ult *free_ults;
+    unsigned nfree_ults;
+    unsigned rng;
+    int index;
+    pthread_t thread;
+    void *altstack;
+    size_t altstack_size;
+    unsigned long steals;             /* statistics, owner-written */
+    unsigned long sleeps;
+} myr_worker;
+
+typedef struct myr_runtime {
+    int nworkers;
+    myr_worker *workers;
+    size_t stack_size;
+    long spin_ns;
+    bool bind;
+    bool initialized;
+    myr_ult *main_ult;
+    pthread_t main_thread;
+    _Alignas(MYR_CACHE_LINE) _Atomic int n_sleeping;
+    _Atomic int shutdown;
+    _Atomic long live_ults;           /* ULTs not yet done, main excluded */
+    _Atomic unsigned long next_id;
+    _Atomic unsigned spawn_rr;
+    _Atomic(myr_ult *) finalize_waiter;
+} myr_runtime;
+
+extern myr_runtime myr_rt;
+
+/* The worker running on this kernel thread, or NULL. Never inlined: the
+ * address of a thread-local variable must be recomputed after every switch,
+ * because the ULT may have moved to another kernel thread. */
+myr_worker *myr_worker_current(void);
+void myr_worker_set_current(myr_worker *w);
+
+/* sched.c */
+void myr_sched_loop(myr_worker *w);
+void myr_sched_make_ready(myr_ult *u);
+void myr_sched_notify_idle(void);
+void myr_sched_wake(myr_worker *w);
+void myr_sched_wake_all(void);
+void myr_sched_migrate(myr_ult *cur, myr_worker *target);
+_Noreturn void myr_sched_finish(myr_ult *cur);
+
+/* ult.c */
+void myr_ult_free(myr_worker *w, myr_ult *u);
+void myr_ult_release_done(myr_worker *w, myr_ult *u);
+void myr_ult_pool_drain(myr_worker *w);
+const char *myr_ult_label(const myr_ult *u, char buf[64]);
+
+/* key.c */
+void myr_key_run_destructors(myr_ult *u);
+
+/* overflow.c */
+int myr_overflow_install(void);
+void myr_overflow_uninstall(void);
+int myr_overflow_thread_init(myr_worker *w);
+void myr_overflow_thread_fini(myr_worker *w);
+
+/* topology.c */
+int myr_topology_cpu_count(void);
+void myr_topology_plan(int nworkers);
+void myr_topology_bind(int worker_index);
+void myr_topology_restore_main(void);
+
+/* Fatal runtime error: print and abort. */
+_Noreturn void myr_fatal(const char *what, const char *detail);
+
+#endif

@@ -1,0 +1,465 @@
+/*
+ * sched.c — the ULT scheduler.
+ *
+ * Model. W workers, each a kernel thread pinned to a core. A worker runs
+ * ULTs; when none is ready it runs its scheduler context (on the worker's
+ * own stack), which looks for work and, failing that, sleeps on a futex.
+ * ULTs switch directly to one another (one context switch per yield); they
+ * switch to the scheduler only when their worker has nothing else ready.
+ *
+ * Where a ready ULT lives. Every ready ULT is in exactly one place:
+ *   - a worker's deque (deque.h): pushed only by that worker, taken
+ *     first-in first-out by the worker or by thieves;
+ *   - a worker's inbox (inbox.h): pushed by any thread, drained into the
+ *     deque by the owner, or popped by a thief when the owner is busy.
+ * A running ULT is in no queue; a suspended ULT is in no queue.
+ *
+ * States (ult->state) and who moves a ULT between them:
+ *   RUNNABLE  -> SUSPENDED  only in the suspend callback, which runs on the
+ *                           next context after the ULT's registers are
+ *                           saved, so a concurrent resume can never start
+ *                           a half-saved context.
+ *   SUSPENDED -> RUNNABLE   only in resume, by CAS; the winner queues it.
+ *   RUNNABLE  -> +PENDING   resume of a ULT that is not suspended (yet):
+ *                           suspend, or its callback, sees the bit, clears
+ *                           it and keeps (or re-queues) the ULT.
+ *   RUNNABLE  -> DONE       only in the exit callback, after the stack is
+ *                           back in a pool.
+ * Because every transition that publishes a ULT happens in a callback on the
+ * next stack (arch/context.h), "resume before the ULT finished switching
+ * out" is just another interleaving of the same CAS.
+ *
+ * Home and locality. ult->worker is the worker the ULT runs on, or last ran
+ * on: its home. resume makes a ULT ready at home (deque when the resumer is
+ * the home worker itself, inbox otherwise). A thief that takes a ULT makes
+ * itself the ULT's new home.
+ *
+ * Sleeping without lost wake-ups (Dekker on sequentially consistent ops):
+ *   sleeper:  sleep_state = SLEEPING; n_sleeping++;  then re-check every
+ *             queue it could take from; if empty, futex_wait(SLEEPING).
+ *   pusher:   push to an inbox (seq_cst) then read the owner's sleep_state:
+ *             wake it if SLEEPING. Pushes to one's own deque are followed by
+ *             a fence and a read of n_sleeping: wake one sleeper so it can
+ *             steal. Either the pusher sees the sleeper, or the sleeper's
+ *             re-check sees the work.
+ * A yield does not wake anybody: the yielding worker is busy and will run
+ * the ULT itself, so no work can be stranded by it.
+ *
+ * Thread-local storage. After any switch the code may be running on
+ * another kernel thread. Nothing here caches a TLS address or errno's
+ * address across a switch: the worker is re-read through the non-inlined
+ * myr_worker_current(), and errno is saved/restored by non-inlined helpers.
+ */
+#include "ult/internal.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef MYR_SANITIZE
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+static void futex_wait(_Atomic int *word, int expected)
+{
+    syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic int *word)
+{
+    syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static myr_ult *ult_of_qnode(myr_qnode *n)
+{
+    return (myr_ult *)((char *)n - offsetof(myr_ult, qnode));
+}
+
+/* ---- switching ------------------------------------------------------- */
+
+__attribute__((noinline)) static void errno_save(myr_ult *u)
+{
+    u->saved_errno = errno;
+}
+
+__attribute__((noinline)) static void errno_restore(myr_ult *u)
+{
+    errno = u->saved_errno;
+}
+
+/* Switch from fiber `from` to `to`, calling cb(arg) on `to`'s stack once
+ * `from` is saved. `dying`: `from` will never run again. */
+static inline void fiber_switch(myr_fiber *from, myr_fiber *to,
+                                myr_context_fn cb, void *arg, bool dying)
+{
+#ifdef MYR_SANITIZE
+    __sanitizer_start_switch_fiber(dying ? NULL : &from->asan_fake_stack,
+                                   to->stack_lo, to->stack_size);
+#else
+    (void)dying;
+#endif
+    if (cb)
+        myr_context_switch_cb(&from->ctx, &to->ctx, cb, arg);
+    else
+        myr_context_switch(&from->ctx, &to->ctx);
+#ifdef MYR_SANITIZE
+    __sanitizer_finish_switch_fiber(from->asan_fake_stack, NULL, NULL);
+#endif
+}
+
+static void ult_entry(void *arg)
+{
+    myr_ult *u = arg;
+#ifdef MYR_SANITIZE
+    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
+    errno = 0;
+    void *result = u->fn(u->arg);
+    u->result = result;
+    myr_sched_finish(u);
+}
+
+/* Give `u` a stack on its first run (stacks are bound lazily, so a ULT that
+ * is spawned but not started costs only its descriptor). */
+static void bind_stack(myr_worker *w, myr_ult *u)
+{
+    if (__builtin_expect(u->started, 1))
+        return;
+    myr_stack *s = myr_stack_pool_get(&w->stacks);
+    if (!s) {
+        char label[64], detail[400];
+        snprintf(detail, sizeof detail,
+                 "cannot map a %zu-byte stack for %s: %s. Each live ULT needs "
+                 "two memory mappings and the kernel allows vm.max_map_count "
+                 "of them (see /proc/sys/vm/max_map_count); raise it with "
+                 "`sysctl -w vm.max_map_count=N` or run fewer live ULTs",
+                 w->stacks.size, myr_ult_label(u, label), strerror(errno));
+        myr_fatal("out of stacks", detail);
+    }
+    u->stack = s;
+    u->fiber.stack_lo = s->lo;
+    u->fiber.stack_size = s->size;
+    myr_context_make(&u->fiber.ctx, s->lo,
+                     (size_t)((char *)myr_stack_top(s) - (char *)s->lo), ult_entry, u);
+    u->started = true;
+}
+
+/* Run `next` in place of `cur` on worker `w`; cb(cur) publishes `cur`.
+ * Returns when `cur` runs again, possibly on another worker. */
+static void ult_switch(myr_worker *w, myr_ult *cur, myr_ult *next,
+                       myr_context_fn cb, bool dying)
+{
+    bind_stack(w, next);
+    next->worker = w;
+    w->current = next;
+    errno_save(cur);
+    fiber_switch(&cur->fiber, &next->fiber, cb, cur, dying);
+    errno_restore(cur);
+}
+
+/* Leave `cur` for the scheduler context of `w`. */
+static void ult_switch_to_sched(myr_worker *w, myr_ult *cur,
+                                myr_context_fn cb, bool dying)
+{
+    w->current = NULL;
+    errno_save(cur);
+    fiber_switch(&cur->fiber, &w->sched, cb, cur, dying);
+    errno_restore(cur);
+}
+
+/* ---- ready queues ---------------------------------------------------- */
+
+static void push_local(myr_worker *w, myr_ult *u)
+{
+    if (__builtin_expect(myr_deque_push(&w->deque, u) != 0, 0))
+        myr_fatal("out of memory", "cannot grow a worker's ready deque");
+}
+
+/* Move everything in w's inbox to the back of its deque, so that inbox and
+ * deque are served in one first-in first-out order. */
+static void drain_inbox(myr_worker *w)
+{
+    if (!myr_inbox_trylock(&w->inbox))
+        return;
+    myr_inbox_status st;
+    myr_qnode *n;
+    while ((n = myr_inbox_pop(&w->inbox, &st)))
+        push_local(w, ult_of_qnode(n));
+    myr_inbox_unlock(&w->inbox);
+}
+
+/* The next ready ULT of w's own queues, or NULL. Owner only. */
+static inline myr_ult *local_next(myr_worker *w)
+{
+    if (myr_inbox_nonempty(&w->inbox))
+        drain_inbox(w);
+    return myr_deque_take(&w->deque);
+}
+
+/* Can a thief take something from v? (deque items, or the inbox of a
+ * worker that is busy running a ULT). */
+static bool stealable(myr_worker *v)
+{
+    return myr_deque_size_hint(&v->deque) > 0 ||
+           (myr_inbox_nonempty(&v->inbox) &&
+            !atomic_load_explicit(&v->looking, memory_order_relaxed));
+}
+
+static myr_ult *steal(myr_worker *w)
+{
+    int n = myr_rt.nworkers;
+    if (n == 1)
+        return NULL;
+    w->rng = w->rng * 1103515245u + 12345u;
+    int start = (int)((w->rng >> 16) % (unsigned)n);
+    for (int i = 0; i < n; i++) {
+        myr_worker *v = &myr_rt.workers[(start + i) % n];
+        if (v == w)
+            continue;
+        myr_ult *u = myr_deque_take(&v->deque);
+        if (!u && stealable(v) && myr_inbox_trylock(&v->inbox)) {
+            myr_inbox_status st;
+            myr_qnode *node = myr_inbox_pop(&v->inbox, &st);
+            myr_inbox_unlock(&v->inbox);
+            u = node ? ult_of_qnode(node) : NULL;
+        }
+        if (u) {
+            w->steals++;
+            return u;
+        }
+    }
+    return NULL;
+}
+
+/* After the sleeper announced itself: is there anything it could take? */
+static bool work_visible(myr_worker *w)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (myr_inbox_nonempty(&w->inbox) || myr_deque_size_hint(&w->deque) > 0)
+        return true;
+    for (int i = 0; i < myr_rt.nworkers; i++)
+        if (&myr_rt.workers[i] != w && stealable(&myr_rt.workers[i]))
+            return true;
+    return false;
+}
+
+void myr_sched_wake(myr_worker *w)
+{
+    int s = WORKER_SLEEPING;
+    if (atomic_load(&w->sleep_state) == WORKER_SLEEPING &&
+        atomic_compare_exchange_strong(&w->sleep_state, &s, WORKER_AWAKE))
+        futex_wake(&w->sleep_state);
+}
+
+void myr_sched_wake_all(void)
+{
+    for (int i = 0; i < myr_rt.nworkers; i++)
+        myr_sched_wake(&myr_rt.workers[i]);
+}
+
+/* New work sits in a deque: if some worker sleeps, wake one to steal it. */
+void myr_sched_notify_idle(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&myr_rt.n_sleeping, memory_order_relaxed) == 0)
+        return;
+    for (int i = 0; i < myr_rt.nworkers; i++) {
+        myr_worker *v = &myr_rt.workers[i];
+        int s = WORKER_SLEEPING;
+        if (atomic_load_explicit(&v->sleep_state, memory_order_relaxed) ==
+                WORKER_SLEEPING &&
+            atomic_compare_exchange_strong(&v->sleep_state, &s, WORKER_AWAKE)) {
+            futex_wake(&v->sleep_state);
+            return;
+        }
+    }
+}
+
+/* Make a RUNNABLE (just resumed or spawned) ULT ready at its home. */
+void myr_sched_make_ready(myr_ult *u)
+{
+    myr_worker *home = u->worker;
+    if (myr_worker_current() == home) {
+        push_local(home, u);
+        myr_sched_notify_idle();
+        return;
+    }
+    myr_inbox_push(&home->inbox, &u->qnode);
+    if (atomic_load(&home->sleep_state) == WORKER_SLEEPING)
+        myr_sched_wake(home);
+    else if (!atomic_load_explicit(&home->looking, memory_order_relaxed))
+        myr_sched_notify_idle();  /* home is busy: let a sleeper steal it */
+}
+
+/* ---- the scheduler context ------------------------------------------- */
+
+static long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* Block until work is found (returned) or the runtime shuts down (NULL). */
+static myr_ult *find_work(myr_worker *w)
+{
+    myr_ult *u = NULL;
+    atomic_store_explicit(&w->looking, 1, memory_order_relaxed);
+    long spin_until = now_ns() + myr_rt.spin_ns;
+    for (unsigned round = 0;; round++) {
+        if ((u = local_next(w)) || (u = steal(w)))
+            break;
+        if (atomic_load_explicit(&myr_rt.shutdown, memory_order_acquire))
+            break;
+        if (round % 16 != 15 || now_ns() < spin_until) {
+            for (int i = 0; i < 32; i++)
+                myr_cpu_relax();
+            continue;
+        }
+        /* Sleep (see the protocol at the top of this file). */
+        atomic_store(&w->sleep_state, WORKER_SLEEPING);
+        atomic_fetch_add(&myr_rt.n_sleeping, 1);
+        if (!work_visible(w) && !atomic_load(&myr_rt.shutdown)) {
+            w->sleeps++;
+            while (atomic_load(&w->sleep_state) == WORKER_SLEEPING)
+                futex_wait(&w->sleep_state, WORKER_SLEEPING);
+        } else {
+            int s = WORKER_SLEEPING;
+            atomic_compare_exchange_strong(&w->sleep_state, &s, WORKER_AWAKE);
+        }
+        atomic_fetch_sub(&myr_rt.n_sleeping, 1);
+        spin_until = now_ns() + myr_rt.spin_ns;
+    }
+    atomic_store_explicit(&w->looking, 0, memory_order_relaxed);
+    return u;
+}
+
+void myr_sched_loop(myr_worker *w)
+{
+    myr_ult *u;
+    while ((u = find_work(w))) {
+        bind_stack(w, u);
+        u->worker = w;
+        w->current = u;
+        fiber_switch(&w->sched, &u->fiber, NULL, NULL, false);
+        /* Back: some ULT switched here and its callback already ran. */
+    }
+}
+
+/* ---- yield, suspend, resume, exit ------------------------------------ */
+
+static void cb_requeue(void *arg)
+{
+    myr_ult *u = arg;
+    push_local(u->worker, u);
+}
+
+void myr_ult_yield(void)
+{
+    myr_worker *w = myr_worker_current();
+    myr_ult *cur = w ? w->current : NULL;
+    if (!cur)
+        return;
+    myr_ult *next = local_next(w);
+    if (next)
+        ult_switch(w, cur, next, cb_requeue, false);
+}
+
+static void cb_suspend(void *arg)
+{
+    myr_ult *u = arg;
+    unsigned expected = ULT_RUNNABLE;
+    if (atomic_compare_exchange_strong(&u->state, &expected, ULT_SUSPENDED))
+        return;
+    /* A resume arrived while u was switching out: it stays runnable. */
+    atomic_store(&u->state, ULT_RUNNABLE);
+    push_local(u->worker, u);
+}
+
+int myr_ult_suspend(void)
+{
+    myr_worker *w = myr_worker_current();
+    myr_ult *cur = w ? w->current : NULL;
+    if (!cur)
+        return MYR_ERR_STATE;
+    if (atomic_load(&cur->state) & ULT_RESUME_PENDING) {
+        atomic_fetch_and(&cur->state, ~(unsigned)ULT_RESUME_PENDING);
+        return MYR_OK;
+    }
+    myr_ult *next = local_next(w);
+    if (next)
+        ult_switch(w, cur, next, cb_suspend, false);
+    else
+        ult_switch_to_sched(w, cur, cb_suspend, false);
+    return MYR_OK;
+}
+
+int myr_ult_resume(myr_ult *u)
+{
+    if (!u)
+        return MYR_ERR_ARG;
+    unsigned s = atomic_load(&u->state);
+    for (;;) {
+        if ((s & ULT_STATE_MASK) == ULT_DONE)
+            return MYR_ERR_STATE;
+        if (s == ULT_SUSPENDED) {
+            if (atomic_compare_exchange_weak(&u->state, &s, ULT_RUNNABLE)) {
+                myr_sched_make_ready(u);
+                return MYR_OK;
+            }
+            continue;
+        }
+        if (s & ULT_RESUME_PENDING)
+            return MYR_OK;
+        if (atomic_compare_exchange_weak(&u->state, &s, s | ULT_RESUME_PENDING))
+            return MYR_OK;
+    }
+}
+
+static void cb_migrate(void *arg)
+{
+    myr_ult *u = arg;
+    myr_worker *target = u->migrate_to;
+    u->worker = target;
+    myr_inbox_push(&target->inbox, &u->qnode);
+    myr_sched_wake(target);
+}
+
+/* Move the running ULT `cur` to `target`'s inbox (it may still be stolen
+ * from there; callers loop until they are where they want to be). */
+void myr_sched_migrate(myr_ult *cur, myr_worker *target)
+{
+    myr_worker *w = myr_worker_current();
+    cur->migrate_to = target;
+    myr_ult *next = local_next(w);
+    if (next)
+        ult_switch(w, cur, next, cb_migrate, false);
+    else
+        ult_switch_to_sched(w, cur, cb_migrate, false);
+}
+
+static void cb_exit(void *arg)
+{
+    myr_ult *u = arg;
+    myr_worker *w = u->worker;  /* the worker this callback runs on */
+    myr_stack_pool_put(&w->stacks, u->stack);
+    u->stack = NULL;
+    myr_ult_release_done(w, u);
+}
+
+void myr_sched_finish(myr_ult *cur)
+{
+    myr_key_run_destructors(cur);
+    myr_worker *w = myr_worker_current();
+    myr_ult *next = local_next(w);
+    if (next)
+        ult_switch(w, cur, next, cb_exit, true);
+    else
+        ult_switch_to_sched(w, cur, cb_exit, true);
+    myr_fatal("internal error", "a finished ULT was switched to");
+}

@@ -1,0 +1,205 @@
+/*
+ * ult.c — ULT descriptors: spawn, join, exit, names.
+ *
+ * Join protocol. `joiner` is one of: NULL (joinable, nobody waiting yet),
+ * JOIN_DETACHED, a waiting ULT, or JOIN_DONE. The exit callback exchanges
+ * it for JOIN_DONE (after the result is stored and the stack released) and
+ * then frees a detached descriptor or resumes the joiner. The joiner CASes
+ * NULL -> itself and suspends until it reads JOIN_DONE; a spurious or early
+ * resume only makes it look again. The joiner frees the descriptor.
+ *
+ * Descriptors are recycled through per-worker free lists (owner only, so no
+ * synchronisation); a list beyond FREE_ULTS_MAX goes back to malloc.
+ */
+#include "ult/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JOIN_DETACHED ((myr_ult *)1)
+#define JOIN_DONE ((myr_ult *)2)
+#define FREE_ULTS_MAX 1024
+
+static myr_ult *ult_alloc(myr_worker *w)
+{
+    myr_ult *u;
+    if (w && w->free_ults) {
+        u = w->free_ults;
+        w->free_ults = u->pool_next;
+        w->nfree_ults--;
+    } else {
+        u = aligned_alloc(64, (sizeof *u + 63) & ~(size_t)63);
+        if (!u)
+            return NULL;
+    }
+    memset(u, 0, sizeof *u);
+    return u;
+}
+
+void myr_ult_free(myr_worker *w, myr_ult *u)
+{
+    free(u->keys);
+    u->keys = NULL;
+    if (w && w->nfree_ults < FREE_ULTS_MAX) {
+        u->pool_next = w->free_ults;
+        w->free_ults = u;
+        w->nfree_ults++;
+    } else {
+        free(u);
+    }
+}
+
+void myr_ult_pool_drain(myr_worker *w)
+{
+    while (w->free_ults) {
+        myr_ult *u = w->free_ults;
+        w->free_ults = u->pool_next;
+        free(u);
+    }
+    w->nfree_ults = 0;
+}
+
+/* Exit callback, on worker w after u's stack went back to the pool. */
+void myr_ult_release_done(myr_worker *w, myr_ult *u)
+{
+    atomic_store(&u->state, ULT_DONE);
+    myr_ult *old = atomic_exchange(&u->joiner, JOIN_DONE);
+    if (old == JOIN_DETACHED)
+        myr_ult_free(w, u);
+    else if (old)
+        myr_ult_resume(old);
+    if (atomic_fetch_sub(&myr_rt.live_ults, 1) == 1) {
+        myr_ult *waiter = atomic_load(&myr_rt.finalize_waiter);
+        if (waiter)
+            myr_ult_resume(waiter);
+    }
+}
+
+const char *myr_strerror(int err)
+{
+    switch (err) {
+    case MYR_OK: return "no error";
+    case MYR_ERR_ARG: return "invalid argument";
+    case MYR_ERR_NOMEM: return "out of memory";
+    case MYR_ERR_STATE: return "not allowed in this runtime state";
+    case MYR_ERR_SYS: return "system call failed";
+    default: return "unknown error code";
+    }
+}
+
+static int spawn(myr_worker *target, myr_ult **out, myr_ult_fn fn, void *arg)
+{
+    if (out)
+        *out = NULL;
+    if (!myr_rt.initialized)
+        return MYR_ERR_STATE;
+    if (!fn)
+        return MYR_ERR_ARG;
+    myr_worker *me = myr_worker_current();
+    myr_ult *u = ult_alloc(me);
+    if (!u)
+        return MYR_ERR_NOMEM;
+    u->fn = fn;
+    u->arg = arg;
+    u->id = atomic_fetch_add_explicit(&myr_rt.next_id, 1, memory_order_relaxed);
+    atomic_init(&u->state, ULT_RUNNABLE);
+    atomic_init(&u->joiner, out ? NULL : JOIN_DETACHED);
+    atomic_fetch_add(&myr_rt.live_ults, 1);
+    if (!target)
+        target = me ? me
+                    : &myr_rt.workers[atomic_fetch_add(&myr_rt.spawn_rr, 1) %
+                                      (unsigned)myr_rt.nworkers];
+    u->worker = target;
+    if (out)
+        *out = u;
+    myr_sched_make_ready(u);
+    return MYR_OK;
+}
+
+int myr_ult_spawn(myr_ult **out, myr_ult_fn fn, void *arg)
+{
+    return spawn(NULL, out, fn, arg);
+}
+
+int myr_ult_spawn_on(int worker, myr_ult **out, myr_ult_fn fn, void *arg)
+{
+    if (out)
+        *out = NULL;
+    if (!myr_rt.initialized)
+        return MYR_ERR_STATE;
+    if (worker < 0 || worker >= myr_rt.nworkers)
+        return MYR_ERR_ARG;
+    return spawn(&myr_rt.workers[worker], out, fn, arg);
+}
+
+int myr_ult_join(myr_ult *u, void **result)
+{
+    myr_ult *self = myr_ult_self();
+    if (!u)
+        return MYR_ERR_ARG;
+    if (!self)
+        return MYR_ERR_STATE;
+    if (u == self || u->is_main)
+        return MYR_ERR_ARG;
+    myr_ult *expected = NULL;
+    if (!atomic_compare_exchange_strong(&u->joiner, &expected, self)) {
+        if (expected != JOIN_DONE)
+            return MYR_ERR_ARG;  /* detached, or another ULT joins it */
+    } else {
+        while (atomic_load(&u->joiner) != JOIN_DONE)
+            myr_ult_suspend();
+    }
+    if (result)
+        *result = u->result;
+    myr_ult_free(myr_worker_current(), u);
+    return MYR_OK;
+}
+
+int myr_ult_exit(void *result)
+{
+    myr_ult *self = myr_ult_self();
+    if (!self)
+        return MYR_ERR_STATE;
+    if (self->is_main)
+        return MYR_ERR_STATE;
+    self->result = result;
+    myr_sched_finish(self);
+}
+
+myr_ult *myr_ult_self(void)
+{
+    myr_worker *w = myr_worker_current();
+    return w ? w->current : NULL;
+}
+
+unsigned long myr_ult_id(const myr_ult *u)
+{
+    return u ? u->id : 0;
+}
+
+int myr_ult_set_name(myr_ult *u, const char *name)
+{
+    if (!u)
+        return MYR_ERR_ARG;
+    if (!name) {
+        u->name[0] = '\0';
+        return MYR_OK;
+    }
+    size_t n = strlen(name);
+    if (n >= sizeof u->name)
+        n = sizeof u->name - 1;
+    memcpy(u->name, name, n);
+    u->name[n] = '\0';
+    return MYR_OK;
+}
+
+const char *myr_ult_label(const myr_ult *u, char buf[64])
+{
+    if (u->name[0])
+        return u->name;
+    if (u->is_main)
+        return "the main ULT";
+    snprintf(buf, 64, "ULT %lu", u->id);
+    return buf;
+}

@@ -1,0 +1,310 @@
+/*
+ * worker.c — starting and stopping the runtime and its worker threads.
+ *
+ * myr_init turns the calling thread into worker 0 and its flow into the
+ * main ULT, which runs on the thread's own stack. Worker 0's scheduler gets
+ * a stack of its own, because the main ULT may be stolen by another worker
+ * and keep using the original stack there. myr_finalize waits until every
+ * other ULT has ended, brings the main ULT back to worker 0 (the original
+ * kernel thread), and stops the others.
+ */
+#include "ult/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/diag.h"
+#include "base/env.h"
+
+#ifdef MYR_SANITIZE
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#define DEFAULT_STACK_SIZE (1u << 20)
+#define DEFAULT_SPIN_US 50
+#define STACK_POOL_MAX 256
+
+myr_runtime myr_rt;
+
+static __thread myr_worker *tls_worker;
+
+__attribute__((noinline)) myr_worker *myr_worker_current(void)
+{
+    myr_worker *w = tls_worker;
+    __asm__ __volatile__("" : "+r"(w)::"memory");
+    return w;
+}
+
+__attribute__((noinline)) void myr_worker_set_current(myr_worker *w)
+{
+    tls_worker = w;
+}
+
+_Noreturn void myr_fatal(const char *what, const char *detail)
+{
+    myr_diag_buf b = {.len = 0};
+    myr_diag_str(&b, "myriad: fatal: ");
+    myr_diag_str(&b, what);
+    if (detail) {
+        myr_diag_str(&b, ": ");
+        myr_diag_str(&b, detail);
+    }
+    myr_diag_str(&b, "\n");
+    myr_diag_flush(&b);
+    abort();
+}
+
+static void fiber_bounds_of_thread(myr_fiber *f)
+{
+    pthread_attr_t attr;
+    f->stack_lo = NULL;
+    f->stack_size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        pthread_attr_getstack(&attr, &f->stack_lo, &f->stack_size);
+        pthread_attr_destroy(&attr);
+    }
+}
+
+static int worker_setup(myr_worker *w, int index)
+{
+    memset(w, 0, sizeof *w);
+    w->index = index;
+    w->rng = 0x9e3779b9u * (unsigned)(index + 1);
+    if (myr_deque_init(&w->deque, 256) != 0)
+        return MYR_ERR_NOMEM;
+    myr_inbox_init(&w->inbox);
+    atomic_init(&w->sleep_state, WORKER_AWAKE);
+    atomic_init(&w->looking, 0);
+    myr_stack_pool_init(&w->stacks, myr_rt.stack_size, STACK_POOL_MAX);
+    return MYR_OK;
+}
+
+static void worker_teardown(myr_worker *w)
+{
+    myr_stack_pool_drain(&w->stacks);
+    myr_ult_pool_drain(w);
+    myr_deque_destroy(&w->deque);
+}
+
+static void *worker_thread_main(void *arg)
+{
+    myr_worker *w = arg;
+    myr_worker_set_current(w);
+    if (myr_rt.bind)
+        myr_topology_bind(w->index);
+    if (myr_overflow_thread_init(w) != 0)
+        myr_fatal("cannot set up the signal stack of a worker", strerror(errno));
+    fiber_bounds_of_thread(&w->sched);
+    myr_sched_loop(w);
+    myr_overflow_thread_fini(w);
+    myr_worker_set_current(NULL);
+    return NULL;
+}
+
+/* Worker 0's scheduler runs on a stack of its own; it only ever stops by
+ * being left for good at finalize. */
+static void worker0_sched_entry(void *arg)
+{
+#ifdef MYR_SANITIZE
+    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
+    myr_sched_loop(arg);
+    myr_fatal("internal error", "worker 0's scheduler stopped");
+}
+
+static int read_config(const myr_config_t *cfg)
+{
+    long n = 0;
+    const char *v;
+    myr_rt.nworkers = myr_topology_cpu_count();
+    if (cfg && cfg->workers > 0) {
+        myr_rt.nworkers = cfg->workers;
+    } else if ((v = myr_env_get(MYR_ENV_WORKERS))) {
+        if (myr_env_parse_long(v, &n) != 0 || n < 1 || n > 4096) {
+            fprintf(stderr, "myriad: MYR_WORKERS=%s is not a worker count "
+                            "(expected 1..4096)\n", v);
+            return MYR_ERR_ARG;
+        }
+        myr_rt.nworkers = (int)n;
+    }
+    if (cfg && cfg->workers < 0)
+        return MYR_ERR_ARG;
+
+    size_t size = DEFAULT_STACK_SIZE;
+    if (cfg && cfg->stack_size) {
+        size = cfg->stack_size;
+    } else if ((v = myr_env_get(MYR_ENV_STACK_SIZE))) {
+        if (myr_env_parse_size(v, &size) != 0 || size < 16384 ||
+            size > ((size_t)1 << 40)) {
+            fprintf(stderr, "myriad: MYR_STACK_SIZE=%s is not a stack size "
+                            "(expected 16k..1T, e.g. 256k or 8M)\n", v);
+            return MYR_ERR_ARG;
+        }
+    }
+    myr_rt.stack_size = myr_stack_round(size);
+
+    myr_rt.bind = true;
+    if (cfg && cfg->bind) {
+        myr_rt.bind = cfg->bind > 0;
+    } else if ((v = myr_env_get(MYR_ENV_BIND))) {
+        if (strcmp(v, "none") == 0 || strcmp(v, "0") == 0) {
+            myr_rt.bind = false;
+        } else if (strcmp(v, "core") != 0 && strcmp(v, "1") != 0) {
+            fprintf(stderr, "myriad: MYR_BIND=%s is not `core` or `none`\n", v);
+            return MYR_ERR_ARG;
+        }
+    }
+
+    n = DEFAULT_SPIN_US;
+    if ((v = myr_env_get(MYR_ENV_SPIN_US)) &&
+        (myr_env_parse_long(v, &n) != 0 || n > 1000000)) {
+        fprintf(stderr, "myriad: MYR_SPIN_US=%s is not a number of "
+                        "microseconds (0..1000000)\n", v);
+        return MYR_ERR_ARG;
+    }
+    myr_rt.spin_ns = n * 1000;
+    return MYR_OK;
+}
+
+int myr_init(void)
+{
+    return myr_init_config(NULL);
+}
+
+int myr_init_config(const myr_config_t *cfg)
+{
+    if (myr_rt.initialized)
+        return MYR_ERR_STATE;
+    memset(&myr_rt, 0, sizeof myr_rt);
+    int err = read_config(cfg);
+    if (err)
+        return err;
+    int n = myr_rt.nworkers;
+    myr_rt.workers = aligned_alloc(MYR_CACHE_LINE,
+                                   (size_t)n * sizeof(myr_worker));
+    myr_ult *main_ult = aligned_alloc(64, (sizeof *main_ult + 63) & ~(size_t)63);
+    if (!myr_rt.workers || !main_ult)
+        goto nomem;
+    for (int i = 0; i < n; i++)
+        if (worker_setup(&myr_rt.workers[i], i) != MYR_OK)
+            goto nomem;
+
+    /* The caller becomes the main ULT on worker 0. */
+    myr_worker *w0 = &myr_rt.workers[0];
+    memset(main_ult, 0, sizeof *main_ult);
+    main_ult->is_main = true;
+    main_ult->started = true;
+    main_ult->worker = w0;
+    atomic_init(&main_ult->state, ULT_RUNNABLE);
+    fiber_bounds_of_thread(&main_ult->fiber);
+    myr_rt.main_ult = main_ult;
+    myr_rt.main_thread = pthread_self();
+    atomic_init(&myr_rt.next_id, 1);
+    w0->current = main_ult;
+    w0->sched_stack = myr_stack_create(64 * 1024);
+    if (!w0->sched_stack)
+        goto nomem;
+    w0->sched.stack_lo = w0->sched_stack->lo;
+    w0->sched.stack_size = w0->sched_stack->size;
+    myr_context_make(&w0->sched.ctx, w0->sched_stack->lo,
+                     (size_t)((char *)myr_stack_top(w0->sched_stack) -
+                              (char *)w0->sched_stack->lo),
+                     worker0_sched_entry, w0);
+
+    if (myr_overflow_install() != 0 || myr_overflow_thread_init(w0) != 0) {
+        err = MYR_ERR_SYS;
+        goto fail;
+    }
+    myr_worker_set_current(w0);
+    myr_rt.initialized = true;
+    if (myr_rt.bind) {
+        myr_topology_plan(n);
+        myr_topology_bind(0);
+    }
+    for (int i = 1; i < n; i++) {
+        int rc = pthread_create(&myr_rt.workers[i].thread, NULL,
+                                worker_thread_main, &myr_rt.workers[i]);
+        if (rc != 0) {
+            fprintf(stderr, "myriad: cannot start worker %d of %d: %s\n", i, n,
+                    strerror(rc));
+            myr_rt.nworkers = i;  /* stop the ones already running */
+            myr_finalize();
+            return MYR_ERR_SYS;
+        }
+    }
+    return MYR_OK;
+
+nomem:
+    err = MYR_ERR_NOMEM;
+fail:
+    if (myr_rt.workers) {
+        for (int i = 0; i < n; i++)
+            myr_deque_destroy(&myr_rt.workers[i].deque);
+        if (myr_rt.workers[0].sched_stack)
+            myr_stack_destroy(myr_rt.workers[0].sched_stack);
+    }
+    free(myr_rt.workers);
+    free(main_ult);
+    memset(&myr_rt, 0, sizeof myr_rt);
+    return err;
+}
+
+int myr_initialized(void)
+{
+    return myr_rt.initialized;
+}
+
+int myr_finalize(void)
+{
+    if (!myr_rt.initialized)
+        return MYR_ERR_STATE;
+    myr_ult *self = myr_ult_self();
+    if (!self || !self->is_main)
+        return MYR_ERR_STATE;
+
+    atomic_store(&myr_rt.finalize_waiter, self);
+    while (atomic_load(&myr_rt.live_ults) > 0)
+        myr_ult_suspend();
+    myr_worker *w0 = &myr_rt.workers[0];
+    while (myr_worker_current() != w0)
+        myr_sched_migrate(self, w0);
+
+    atomic_store(&myr_rt.shutdown, 1);
+    myr_sched_wake_all();
+    for (int i = 1; i < myr_rt.nworkers; i++)
+        pthread_join(myr_rt.workers[i].thread, NULL);
+
+    myr_key_run_destructors(self);
+    myr_overflow_thread_fini(w0);
+    myr_overflow_uninstall();
+    if (myr_rt.bind)
+        myr_topology_restore_main();
+    myr_stack_destroy(w0->sched_stack);
+    for (int i = 0; i < myr_rt.nworkers; i++)
+        worker_teardown(&myr_rt.workers[i]);
+    free(self->keys);
+    free(self);
+    free(myr_rt.workers);
+    myr_worker_set_current(NULL);
+    memset(&myr_rt, 0, sizeof myr_rt);
+    return MYR_OK;
+}
+
+int myr_worker_count(void)
+{
+    return myr_rt.initialized ? myr_rt.nworkers : 0;
+}
+
+int myr_worker_self(void)
+{
+    myr_worker *w = myr_worker_current();
+    return w ? w->index : -1;
+}
+
+size_t myr_stack_size(void)
+{
+    return myr_rt.initialized ? myr_rt.stack_size
+                              : myr_stack_round(DEFAULT_STACK_SIZE);
+}
