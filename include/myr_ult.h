@@ -13,11 +13,23 @@
 #ifndef MYR_ULT_H
 #define MYR_ULT_H
 
+#include <errno.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* errno per ULT. glibc declares __errno_location() `const`, so a compiler
+ * may compute errno's address once and reuse it after a call that yields,
+ * when the ULT may already run on another kernel thread (whose errno that
+ * address is not). Code that includes this header reads errno through an
+ * accessor the compiler cannot cache; the runtime saves and restores the
+ * value itself at every switch. (The same caution applies to pthread_self(),
+ * also declared const: do not rely on it across a blocking call.) */
+int *myr_errno_location(void);
+#undef errno
+#define errno (*myr_errno_location())
 
 enum myr_error {
     MYR_OK = 0,

@@ -76,6 +76,15 @@ void myr_ult_release_done(myr_worker *w, myr_ult *u)
     }
 }
 
+/* Not inlinable and opaque: every errno access through it asks this kernel
+ * thread afresh (see myr_ult.h). */
+__attribute__((noinline)) int *myr_errno_location(void)
+{
+    int *p = __errno_location();
+    __asm__ __volatile__("" : "+r"(p));
+    return p;
+}
+
 const char *myr_strerror(int err)
 {
     switch (err) {

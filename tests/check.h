@@ -1,0 +1,53 @@
+/* check.h — the assertion every test program uses: it names the file, the
+ * line and the failed condition, then ends the program with status 1. */
+#ifndef MYR_TEST_CHECK_H
+#define MYR_TEST_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(cond)                                                          \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
+                    #cond);                                                  \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+/* For functions returning MYR_OK (0) or an error code. */
+#define CHECK_OK(expr)                                                       \
+    do {                                                                     \
+        int check_rc_ = (expr);                                              \
+        if (check_rc_ != 0) {                                                \
+            fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__,   \
+                    #expr, check_rc_);                                       \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+/* A test program holds several behaviours; CTest runs each by name:
+ * `prog CASE`. */
+typedef struct test_case {
+    const char *name;
+    void (*run)(void);
+} test_case;
+
+static inline int run_test_case(int argc, char **argv, const test_case *cases,
+                                size_t ncases)
+{
+    for (size_t i = 0; argc == 2 && i < ncases; i++)
+        if (strcmp(argv[1], cases[i].name) == 0) {
+            cases[i].run();
+            printf("%s: ok\n", argv[1]);
+            return 0;
+        }
+    fprintf(stderr, "usage: %s CASE\n", argv[0]);
+    return 2;
+}
+
+#define RUN_TEST_CASES(argc, argv, cases) \
+    run_test_case(argc, argv, cases, sizeof(cases) / sizeof((cases)[0]))
+
+#endif
