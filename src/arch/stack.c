@@ -57,16 +57,85 @@ void myr_stack_destroy(myr_stack *s)
     munmap(map, s->guard + s->size);
 }
 
-void myr_stack_pool_init(myr_stack_pool *p, size_t usable, unsigned max)
+void myr_stack_depot_init(myr_stack_depot *d)
+{
+    pthread_mutex_init(&d->lock, NULL);
+    d->head = NULL;
+    d->count = 0;
+}
+
+void myr_stack_depot_drain(myr_stack_depot *d)
+{
+    pthread_mutex_lock(&d->lock);
+    while (d->head) {
+        myr_stack *s = d->head;
+        d->head = s->next;
+        myr_stack_destroy(s);
+    }
+    d->count = 0;
+    pthread_mutex_unlock(&d->lock);
+}
+
+void myr_stack_pool_init(myr_stack_pool *p, size_t usable, unsigned max,
+                         myr_stack_depot *depot)
 {
     p->head = NULL;
     p->count = 0;
-    p->max = max;
+    p->max = max < 2 ? 2 : max;
     p->size = myr_stack_round(usable);
+    p->depot = depot;
+}
+
+/* Move up to n stacks from the depot into the pool. */
+static void refill(myr_stack_pool *p, unsigned n)
+{
+    myr_stack_depot *d = p->depot;
+    pthread_mutex_lock(&d->lock);
+    while (n-- > 0 && d->head) {
+        myr_stack *s = d->head;
+        d->head = s->next;
+        d->count--;
+        s->next = p->head;
+        p->head = s;
+        p->count++;
+    }
+    pthread_mutex_unlock(&d->lock);
+}
+
+/* Move n stacks from the pool to the depot (one lock for the batch). */
+static void spill(myr_stack_pool *p, unsigned n)
+{
+    if (n == 0 || !p->head)
+        return;
+    myr_stack *first = p->head, *last = first;
+    unsigned moved = 1;
+    while (moved < n && last->next) {
+        last = last->next;
+        moved++;
+    }
+    p->head = last->next;
+    p->count -= moved;
+    if (!p->depot) {
+        last->next = NULL;
+        while (first) {
+            myr_stack *next = first->next;
+            myr_stack_destroy(first);
+            first = next;
+        }
+        return;
+    }
+    myr_stack_depot *d = p->depot;
+    pthread_mutex_lock(&d->lock);
+    last->next = d->head;
+    d->head = first;
+    d->count += moved;
+    pthread_mutex_unlock(&d->lock);
 }
 
 myr_stack *myr_stack_pool_get(myr_stack_pool *p)
 {
+    if (!p->head && p->depot)  /* empty: a batch from the depot, or mmap */
+        refill(p, p->max / 2);
     myr_stack *s = p->head;
     if (s) {
         p->head = s->next;
@@ -78,10 +147,12 @@ myr_stack *myr_stack_pool_get(myr_stack_pool *p)
 
 void myr_stack_pool_put(myr_stack_pool *p, myr_stack *s)
 {
-    if (p->count >= p->max || s->size != p->size) {
+    if (s->size != p->size) {
         myr_stack_destroy(s);
         return;
     }
+    if (p->count >= p->max)
+        spill(p, p->max / 2);
     s->next = p->head;
     p->head = s;
     p->count++;
@@ -89,10 +160,5 @@ void myr_stack_pool_put(myr_stack_pool *p, myr_stack *s)
 
 void myr_stack_pool_drain(myr_stack_pool *p)
 {
-    while (p->head) {
-        myr_stack *s = p->head;
-        p->head = s->next;
-        myr_stack_destroy(s);
-    }
-    p->count = 0;
+    spill(p, p->count);
 }

@@ -10,11 +10,18 @@
  * splits it), which is what bounds live stacks by vm.max_map_count / 2.
  *
  * A myr_stack_pool is a LIFO cache owned by one worker (no synchronisation):
- * a freed stack is reused while its pages are still warm.
+ * a freed stack is reused while its pages are still warm. Pools trade
+ * stacks in batches with one shared myr_stack_depot (a mutex, taken once per
+ * batch), so a worker that frees many stacks another worker allocates does
+ * not unmap and re-map them: mmap/munmap cost tens of microseconds each and
+ * munmap shoots down TLBs on every core. Stacks are unmapped only when the
+ * depot is drained (at finalize), so the resident memory of a run is that of
+ * its peak number of live ULTs.
  */
 #ifndef MYR_ARCH_STACK_H
 #define MYR_ARCH_STACK_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 typedef struct myr_stack {
@@ -41,16 +48,29 @@ size_t myr_stack_round(size_t usable);
 myr_stack *myr_stack_create(size_t usable);
 void myr_stack_destroy(myr_stack *s);
 
+typedef struct myr_stack_depot {
+    pthread_mutex_t lock;
+    myr_stack *head;
+    size_t count;
+} myr_stack_depot;
+
+void myr_stack_depot_init(myr_stack_depot *d);
+/* Unmap every stack in the depot. */
+void myr_stack_depot_drain(myr_stack_depot *d);
+
 typedef struct myr_stack_pool {
     myr_stack *head;
     unsigned count;
-    unsigned max;      /* stacks kept; beyond this they are unmapped */
+    unsigned max;      /* beyond this, half the pool goes to the depot */
     size_t size;       /* usable size of the stacks this pool hands out */
+    myr_stack_depot *depot;  /* may be NULL: then excess stacks are unmapped */
 } myr_stack_pool;
 
-void myr_stack_pool_init(myr_stack_pool *p, size_t usable, unsigned max);
+void myr_stack_pool_init(myr_stack_pool *p, size_t usable, unsigned max,
+                         myr_stack_depot *depot);
 myr_stack *myr_stack_pool_get(myr_stack_pool *p);
 void myr_stack_pool_put(myr_stack_pool *p, myr_stack *s);
+/* Hand every stack of the pool to its depot (or unmap it without one). */
 void myr_stack_pool_drain(myr_stack_pool *p);
 
 /* Is `addr` inside the guard region of `s`? */

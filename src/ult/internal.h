@@ -71,6 +71,7 @@ typedef struct myr_worker {
     _Atomic int looking;
     /* Owner-only fields. */
     _Alignas(MYR_CACHE_LINE) myr_ult *current;
+    int *errno_loc;                   /* this kernel thread's errno */
     myr_fiber sched;                  /* the worker's scheduler context */
     myr_stack *sched_stack;           /* worker 0 only: its own stack */
     myr_stack_pool stacks;
@@ -89,6 +90,7 @@ typedef struct myr_runtime {
     int nworkers;
     myr_worker *workers;
     size_t stack_size;
+    myr_stack_depot stack_depot;      /* stacks shared between workers' pools */
     long spin_ns;
     bool bind;
     bool initialized;
@@ -104,10 +106,36 @@ typedef struct myr_runtime {
 
 extern myr_runtime myr_rt;
 
-/* The worker running on this kernel thread, or NULL. Never inlined: the
- * address of a thread-local variable must be recomputed after every switch,
- * because the ULT may have moved to another kernel thread. */
-myr_worker *myr_worker_current(void);
+/* The worker running on this kernel thread, or NULL.
+ *
+ * The read is a volatile asm: a compiler may keep the *address* of a
+ * thread-local variable in a register across a call, and after a context
+ * switch the ULT may run on another kernel thread, where that address is the
+ * old thread's variable (the bug Argobots and MassiveThreads hit). A volatile
+ * asm is never merged with another or moved across a call, so every call of
+ * this function asks the current thread. Initial-exec TLS: one GOT load and
+ * one thread-pointer-relative load, no __tls_get_addr. */
+extern __thread myr_worker *myr_tls_worker
+    __attribute__((visibility("hidden"), tls_model("initial-exec")));
+
+static inline myr_worker *myr_worker_current(void)
+{
+    myr_worker *w;
+#if defined(__x86_64__)
+    __asm__ __volatile__("movq myr_tls_worker@gottpoff(%%rip), %0\n\t"
+                         "movq %%fs:(%0), %0"
+                         : "=r"(w));
+#elif defined(__aarch64__)
+    void *tp;
+    __asm__ __volatile__("adrp %0, :gottprel:myr_tls_worker\n\t"
+                         "ldr %0, [%0, #:gottprel_lo12:myr_tls_worker]\n\t"
+                         "mrs %1, tpidr_el0\n\t"
+                         "ldr %0, [%1, %0]"
+                         : "=&r"(w), "=&r"(tp));
+#endif
+    return w;
+}
+
 void myr_worker_set_current(myr_worker *w);
 
 /* sched.c */

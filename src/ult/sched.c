@@ -47,8 +47,9 @@
  *
  * Thread-local storage. After any switch the code may be running on
  * another kernel thread. Nothing here caches a TLS address or errno's
- * address across a switch: the worker is re-read through the non-inlined
- * myr_worker_current(), and errno is saved/restored by non-inlined helpers.
+ * address across a switch: the worker is read with a volatile asm
+ * (myr_worker_current, internal.h), and errno through the address each
+ * worker recorded for its own thread (errno_save/errno_restore).
  */
 #include "ult/internal.h"
 
@@ -62,6 +63,7 @@
 #include <unistd.h>
 
 #ifdef MYR_SANITIZE
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -82,14 +84,19 @@ static myr_ult *ult_of_qnode(myr_qnode *n)
 
 /* ---- switching ------------------------------------------------------- */
 
-__attribute__((noinline)) static void errno_save(myr_ult *u)
+/* errno lives in the kernel thread, so it is saved when a ULT leaves a
+ * worker and restored on the worker it comes back on. Each worker recorded
+ * its thread's errno address once at start; u->worker is always set to the
+ * worker that switches to u before it does, so after a switch it names the
+ * thread we now run on (no TLS lookup, no call on the switch path). */
+static inline void errno_save(myr_worker *w, myr_ult *u)
 {
-    u->saved_errno = errno;
+    u->saved_errno = *w->errno_loc;
 }
 
-__attribute__((noinline)) static void errno_restore(myr_ult *u)
+static inline void errno_restore(myr_ult *u)
 {
-    errno = u->saved_errno;
+    *u->worker->errno_loc = u->saved_errno;
 }
 
 /* Switch from fiber `from` to `to`, calling cb(arg) on `to`'s stack once
@@ -118,7 +125,7 @@ static void ult_entry(void *arg)
 #ifdef MYR_SANITIZE
     __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
 #endif
-    errno = 0;
+    *u->worker->errno_loc = 0;
     void *result = u->fn(u->arg);
     u->result = result;
     myr_sched_finish(u);
@@ -141,6 +148,11 @@ static void bind_stack(myr_worker *w, myr_ult *u)
                  w->stacks.size, myr_ult_label(u, label), strerror(errno));
         myr_fatal("out of stacks", detail);
     }
+#ifdef MYR_SANITIZE
+    /* A recycled stack still carries the redzones of the frames its last ULT
+     * never returned from. */
+    ASAN_UNPOISON_MEMORY_REGION(s->lo, (size_t)((char *)myr_stack_top(s) - (char *)s->lo));
+#endif
     u->stack = s;
     u->fiber.stack_lo = s->lo;
     u->fiber.stack_size = s->size;
@@ -157,7 +169,7 @@ static void ult_switch(myr_worker *w, myr_ult *cur, myr_ult *next,
     bind_stack(w, next);
     next->worker = w;
     w->current = next;
-    errno_save(cur);
+    errno_save(w, cur);
     fiber_switch(&cur->fiber, &next->fiber, cb, cur, dying);
     errno_restore(cur);
 }
@@ -167,7 +179,7 @@ static void ult_switch_to_sched(myr_worker *w, myr_ult *cur,
                                 myr_context_fn cb, bool dying)
 {
     w->current = NULL;
-    errno_save(cur);
+    errno_save(w, cur);
     fiber_switch(&cur->fiber, &w->sched, cb, cur, dying);
     errno_restore(cur);
 }

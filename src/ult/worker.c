@@ -28,18 +28,11 @@
 
 myr_runtime myr_rt;
 
-static __thread myr_worker *tls_worker;
+__thread myr_worker *myr_tls_worker;
 
-__attribute__((noinline)) myr_worker *myr_worker_current(void)
+void myr_worker_set_current(myr_worker *w)
 {
-    myr_worker *w = tls_worker;
-    __asm__ __volatile__("" : "+r"(w)::"memory");
-    return w;
-}
-
-__attribute__((noinline)) void myr_worker_set_current(myr_worker *w)
-{
-    tls_worker = w;
+    myr_tls_worker = w;  /* only at thread start and end: no switch around */
 }
 
 _Noreturn void myr_fatal(const char *what, const char *detail)
@@ -77,7 +70,8 @@ static int worker_setup(myr_worker *w, int index)
     myr_inbox_init(&w->inbox);
     atomic_init(&w->sleep_state, WORKER_AWAKE);
     atomic_init(&w->looking, 0);
-    myr_stack_pool_init(&w->stacks, myr_rt.stack_size, STACK_POOL_MAX);
+    myr_stack_pool_init(&w->stacks, myr_rt.stack_size, STACK_POOL_MAX,
+                        &myr_rt.stack_depot);
     return MYR_OK;
 }
 
@@ -92,6 +86,7 @@ static void *worker_thread_main(void *arg)
 {
     myr_worker *w = arg;
     myr_worker_set_current(w);
+    w->errno_loc = __errno_location();
     if (myr_rt.bind)
         myr_topology_bind(w->index);
     if (myr_overflow_thread_init(w) != 0)
@@ -182,11 +177,13 @@ int myr_init_config(const myr_config_t *cfg)
     if (err)
         return err;
     int n = myr_rt.nworkers;
+    myr_stack_depot_init(&myr_rt.stack_depot);
     myr_rt.workers = aligned_alloc(MYR_CACHE_LINE,
                                    (size_t)n * sizeof(myr_worker));
     myr_ult *main_ult = aligned_alloc(64, (sizeof *main_ult + 63) & ~(size_t)63);
     if (!myr_rt.workers || !main_ult)
         goto nomem;
+    memset(myr_rt.workers, 0, (size_t)n * sizeof(myr_worker));
     for (int i = 0; i < n; i++)
         if (worker_setup(&myr_rt.workers[i], i) != MYR_OK)
             goto nomem;
@@ -203,6 +200,7 @@ int myr_init_config(const myr_config_t *cfg)
     myr_rt.main_thread = pthread_self();
     atomic_init(&myr_rt.next_id, 1);
     w0->current = main_ult;
+    w0->errno_loc = __errno_location();
     w0->sched_stack = myr_stack_create(64 * 1024);
     if (!w0->sched_stack)
         goto nomem;
@@ -284,6 +282,8 @@ int myr_finalize(void)
     myr_stack_destroy(w0->sched_stack);
     for (int i = 0; i < myr_rt.nworkers; i++)
         worker_teardown(&myr_rt.workers[i]);
+    myr_stack_depot_drain(&myr_rt.stack_depot);
+    pthread_mutex_destroy(&myr_rt.stack_depot.lock);
     free(self->keys);
     free(self);
     free(myr_rt.workers);
