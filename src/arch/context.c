@@ -4,11 +4,21 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef MYR_SANITIZE
+#include <sanitizer/asan_interface.h>
+#endif
+
 void myr_context_trampoline(void);
 
 void myr_context_make(myr_context *ctx, void *stack_lo, size_t size,
                       myr_context_fn entry, void *arg)
 {
+#ifdef MYR_SANITIZE
+    /* The memory may have been a stack whose frames were abandoned (a
+     * context never resumed keeps its redzones poisoned, even across
+     * munmap/mmap). Its old contents are dead. */
+    ASAN_UNPOISON_MEMORY_REGION(stack_lo, size);
+#endif
     uintptr_t top = ((uintptr_t)stack_lo + size) & ~(uintptr_t)15;
 #if defined(__x86_64__)
     /* 64-byte frame as pushed by myr_context_switch, plus 16 bytes so that

@@ -22,12 +22,19 @@ size_t myr_stack_round(size_t usable)
     size_t min = 4 * page;
     if (usable < min)
         usable = min;
+    size_t largest = SIZE_MAX / page * page;
+    if (usable > largest)  /* do not wrap around to 0 */
+        return largest;
     return (usable + page - 1) / page * page;
 }
 
 myr_stack *myr_stack_create(size_t usable)
 {
     size_t page = myr_page_size();
+    if (usable > SIZE_MAX / 2) {  /* no address space is that large */
+        errno = ENOMEM;
+        return NULL;
+    }
     usable = myr_stack_round(usable);
     size_t total = page + usable;
     char *map = mmap(NULL, total, PROT_READ | PROT_WRITE,

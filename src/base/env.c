@@ -61,6 +61,7 @@ int myr_env_parse_size(const char *text, size_t *out)
     case 'k': shift = 10; end++; break;
     case 'm': shift = 20; end++; break;
     case 'g': shift = 30; end++; break;
+    case 'b': case 'B': break;  /* plain bytes, "100b" */
     default: return -1;
     }
     if (*end == 'b' || *end == 'B')

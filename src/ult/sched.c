@@ -63,7 +63,6 @@
 #include <unistd.h>
 
 #ifdef MYR_SANITIZE
-#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -148,11 +147,6 @@ static void bind_stack(myr_worker *w, myr_ult *u)
                  w->stacks.size, myr_ult_label(u, label), strerror(errno));
         myr_fatal("out of stacks", detail);
     }
-#ifdef MYR_SANITIZE
-    /* A recycled stack still carries the redzones of the frames its last ULT
-     * never returned from. */
-    ASAN_UNPOISON_MEMORY_REGION(s->lo, (size_t)((char *)myr_stack_top(s) - (char *)s->lo));
-#endif
     u->stack = s;
     u->fiber.stack_lo = s->lo;
     u->fiber.stack_size = s->size;

@@ -1,0 +1,345 @@
+/* stack.c — guarded ULT stacks, the per-worker stack pools and the depot
+ * they share.
+ * Usage: stack CASE. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arch_test.h"
+
+/* Is the page holding addr mapped (with any protection, PROT_NONE too)?
+ * msync fails with ENOMEM on unmapped memory. (Not mincore: qemu-user
+ * refuses it on PROT_NONE pages.) */
+static int page_is_mapped(const void *addr)
+{
+    size_t page = myr_page_size();
+    void *start = (void *)((uintptr_t)addr & ~(uintptr_t)(page - 1));
+    if (msync(start, page, MS_ASYNC) == 0)
+        return 1;
+    CHECK(errno == ENOMEM);
+    return 0;
+}
+
+/* Both ends of the mapping behind s: the guard page and the descriptor. */
+static int stack_is_mapped(const void *lo, size_t guard, const void *top)
+{
+    return page_is_mapped((const char *)lo - guard) && page_is_mapped(top);
+}
+
+/* ---- sizes ------------------------------------------------------------ */
+
+/* Sizes round up to whole pages, and nothing is smaller than four pages. */
+static void round_gives_whole_pages_with_a_minimum(void)
+{
+    size_t page = myr_page_size();
+    CHECK(page >= 4096 && (page & (page - 1)) == 0);
+    CHECK(myr_stack_round(0) == 4 * page);
+    CHECK(myr_stack_round(1) == 4 * page);
+    CHECK(myr_stack_round(4 * page) == 4 * page);
+    CHECK(myr_stack_round(4 * page + 1) == 5 * page);
+    CHECK(myr_stack_round(10 * page - 1) == 10 * page);
+    CHECK(myr_stack_round(10 * page) == 10 * page);
+    CHECK(myr_stack_round(1 << 20) == 1 << 20);
+}
+
+/* A new stack is a writable, page-aligned area [lo, lo + size) of the
+ * rounded size; the descriptor occupies its top 64 bytes, so the stack
+ * grows down from a 64-byte aligned top just below it. */
+static void create_gives_writable_area_of_rounded_size(void)
+{
+    size_t page = myr_page_size();
+    size_t asked = 100 * 1000;
+    myr_stack *s = myr_stack_create(asked);
+    CHECK(s != NULL);
+    CHECK(s->size == myr_stack_round(asked));
+    CHECK(s->guard == page);
+    CHECK((uintptr_t)s->lo % page == 0);
+    char *top = myr_stack_top(s);
+    CHECK(top == (char *)s->lo + s->size - 64);
+    CHECK((uintptr_t)top % 64 == 0);
+    memset(s->lo, 0xa5, (size_t)(top - (char *)s->lo));
+    CHECK(((unsigned char *)s->lo)[0] == 0xa5);
+    CHECK((unsigned char)top[-1] == 0xa5);
+    CHECK(s->size == myr_stack_round(asked));  /* descriptor untouched */
+    myr_stack_destroy(s);
+}
+
+/* myr_stack_in_guard is true exactly for the guard page below lo. */
+static void in_guard_covers_exactly_the_guard_page(void)
+{
+    myr_stack *s = myr_stack_create(0);
+    CHECK(s != NULL);
+    char *lo = s->lo;
+    CHECK(myr_stack_in_guard(s, lo - 1));
+    CHECK(myr_stack_in_guard(s, lo - s->guard));
+    CHECK(!myr_stack_in_guard(s, lo));
+    CHECK(!myr_stack_in_guard(s, lo - s->guard - 1));
+    CHECK(!myr_stack_in_guard(s, myr_stack_top(s)));
+    myr_stack_destroy(s);
+}
+
+/* Writing just below lo, as a stack overflow would, kills the program with
+ * SIGSEGV instead of corrupting whatever lies below. */
+static void guard_page_below_lo_faults(void)
+{
+    myr_stack *s = myr_stack_create(0);
+    CHECK(s != NULL);
+    fflush(NULL);
+    for (size_t offset = 1; offset <= s->guard; offset += s->guard - 1) {
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+            struct rlimit no_core = {0, 0};
+            setrlimit(RLIMIT_CORE, &no_core);
+            signal(SIGSEGV, SIG_DFL);  /* a sanitizer's handler would exit */
+            *(volatile char *)((char *)s->lo - offset) = 1;
+            _exit(0);
+        }
+        int status;
+        CHECK(waitpid(pid, &status, 0) == pid);
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSEGV)
+            fprintf(stderr, "write at lo - %zu: child %s %d\n", offset,
+                    WIFSIGNALED(status) ? "got signal" : "exited with",
+                    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    }
+    myr_stack_destroy(s);
+}
+
+/* Destroying a stack unmaps all of it, guard page included. */
+static void destroy_unmaps_the_whole_mapping(void)
+{
+    myr_stack *s = myr_stack_create(0);
+    CHECK(s != NULL);
+    char *lo = s->lo;
+    size_t guard = s->guard;
+    char *top = myr_stack_top(s);
+    CHECK(stack_is_mapped(lo, guard, top));
+    myr_stack_destroy(s);
+    CHECK(!page_is_mapped(lo - guard));
+    CHECK(!page_is_mapped(lo));
+    CHECK(!page_is_mapped(top));
+}
+
+/* A size no address space can hold is refused with ENOMEM. */
+static void create_refuses_impossible_size_with_enomem(void)
+{
+    errno = 0;
+    CHECK(myr_stack_create((size_t)1 << 62) == NULL);
+    CHECK(errno == ENOMEM);
+}
+
+/* Sizes so large that rounding them, or adding the guard page, would wrap
+ * around are refused with ENOMEM too (not turned into a tiny mapping). */
+static void create_refuses_sizes_that_overflow(void)
+{
+    size_t page = myr_page_size();
+    errno = 0;
+    CHECK(myr_stack_create((size_t)-1) == NULL);
+    CHECK(errno == ENOMEM);
+    errno = 0;
+    CHECK(myr_stack_create((size_t)0 - page) == NULL);
+    CHECK(errno == ENOMEM);
+    errno = 0;
+    CHECK(myr_stack_create((size_t)0 - 2 * page) == NULL);
+    CHECK(errno == ENOMEM);
+}
+
+/* ---- the pool and the depot ------------------------------------------ */
+
+/* How many of the n stacks whose lowest usable bytes are los[] are still
+ * mapped. */
+static int count_mapped(char *const *los, int n)
+{
+    int mapped = 0;
+    for (int i = 0; i < n; i++)
+        mapped += page_is_mapped(los[i]);
+    return mapped;
+}
+
+/* An empty pool without a depot maps stacks of its (rounded) size. */
+static void pool_creates_stacks_when_empty(void)
+{
+    myr_stack_pool p;
+    myr_stack_pool_init(&p, 5000, 4, NULL);
+    CHECK(p.size == myr_stack_round(5000));
+    myr_stack *s = myr_stack_pool_get(&p);
+    CHECK(s != NULL);
+    CHECK(s->size == p.size);
+    CHECK(p.count == 0);
+    myr_stack_destroy(s);
+}
+
+/* The pool hands back the most recently freed stack first (its pages are
+ * the warmest), without unmapping or remapping it. */
+static void pool_reuses_last_freed_stack_first(void)
+{
+    myr_stack_pool p;
+    myr_stack_pool_init(&p, 0, 4, NULL);
+    myr_stack *a = myr_stack_pool_get(&p), *b = myr_stack_pool_get(&p);
+    CHECK(a && b && a != b);
+    memset(a->lo, 'a', 16);
+    myr_stack_pool_put(&p, a);
+    myr_stack_pool_put(&p, b);
+    CHECK(p.count == 2);
+    CHECK(myr_stack_pool_get(&p) == b);
+    CHECK(myr_stack_pool_get(&p) == a);
+    CHECK(p.count == 0);
+    CHECK(((char *)a->lo)[15] == 'a');  /* the same memory, not a new map */
+    myr_stack_destroy(a);
+    myr_stack_destroy(b);
+}
+
+enum { MANY = 9 };
+
+/* Without a depot, a pool keeps at most `max` stacks and unmaps the others
+ * it is given; the ones it keeps are the ones it hands out again. */
+static void pool_without_depot_unmaps_stacks_beyond_its_max(void)
+{
+    myr_stack_pool p;
+    myr_stack_pool_init(&p, 0, 4, NULL);
+    myr_stack *s[MANY];
+    char *los[MANY];
+    for (int i = 0; i < MANY; i++) {
+        CHECK((s[i] = myr_stack_pool_get(&p)) != NULL);
+        los[i] = s[i]->lo;
+    }
+    for (int i = 0; i < MANY; i++)
+        myr_stack_pool_put(&p, s[i]);
+    CHECK(p.count >= 1 && p.count <= 4);
+    CHECK(count_mapped(los, MANY) == (int)p.count);
+    unsigned kept = p.count;
+    for (unsigned i = 0; i < kept; i++) {
+        myr_stack *again = myr_stack_pool_get(&p);
+        CHECK(page_is_mapped(again->lo));
+        int known = 0;
+        for (int j = 0; j < MANY; j++)
+            known |= again == s[j];
+        CHECK(known);
+        myr_stack_destroy(again);
+    }
+    CHECK(p.count == 0);
+}
+
+/* A stack of another size is not cached (a later get would hand it out as
+ * if it had the pool's size): the pool unmaps it. */
+static void pool_unmaps_stacks_of_another_size(void)
+{
+    myr_stack_depot d;
+    myr_stack_depot_init(&d);
+    myr_stack_pool p;
+    myr_stack_pool_init(&p, 0, 2, &d);
+    myr_stack *big = myr_stack_create(p.size * 2);
+    CHECK(big != NULL);
+    char *lo = big->lo;
+    myr_stack_pool_put(&p, big);
+    CHECK(p.count == 0 && p.head == NULL);
+    CHECK(d.count == 0);
+    CHECK(!page_is_mapped(lo));
+}
+
+/* Without a depot, draining a pool unmaps every stack it holds. */
+static void pool_drain_without_depot_unmaps_every_stack(void)
+{
+    myr_stack_pool p;
+    myr_stack_pool_init(&p, 0, 8, NULL);
+    char *los[3];
+    myr_stack *s[3];
+    for (int i = 0; i < 3; i++) {
+        CHECK((s[i] = myr_stack_pool_get(&p)) != NULL);
+        los[i] = s[i]->lo;
+    }
+    for (int i = 0; i < 3; i++)
+        myr_stack_pool_put(&p, s[i]);
+    myr_stack_pool_drain(&p);
+    CHECK(p.count == 0 && p.head == NULL);
+    CHECK(count_mapped(los, 3) == 0);
+}
+
+/* With a depot, a pool beyond its max hands stacks to the depot instead of
+ * unmapping them; pool and depot together hold every stack put. */
+static void pool_beyond_max_moves_stacks_to_depot(void)
+{
+    myr_stack_depot d;
+    myr_stack_depot_init(&d);
+    myr_stack_pool p;
+    myr_stack_pool_init(&p, 0, 4, &d);
+    myr_stack *s[MANY];
+    char *los[MANY];
+    for (int i = 0; i < MANY; i++) {
+        CHECK((s[i] = myr_stack_pool_get(&p)) != NULL);
+        los[i] = s[i]->lo;
+    }
+    for (int i = 0; i < MANY; i++)
+        myr_stack_pool_put(&p, s[i]);
+    CHECK(p.count <= 4);
+    CHECK(d.count > 0);
+    CHECK(p.count + d.count == MANY);
+    CHECK(count_mapped(los, MANY) == MANY);
+    myr_stack_pool_drain(&p);
+    CHECK(p.count == 0 && d.count == MANY);
+    myr_stack_depot_drain(&d);
+    CHECK(d.count == 0 && d.head == NULL);
+    CHECK(count_mapped(los, MANY) == 0);
+}
+
+/* An empty pool takes stacks from its depot before it maps new ones: the
+ * stacks one worker frees, another reuses. */
+static void empty_pool_refills_from_depot(void)
+{
+    myr_stack_depot d;
+    myr_stack_depot_init(&d);
+    myr_stack_pool freeing, allocating;
+    myr_stack_pool_init(&freeing, 0, 4, &d);
+    myr_stack_pool_init(&allocating, 0, 4, &d);
+    myr_stack *s[MANY];
+    for (int i = 0; i < MANY; i++)
+        CHECK((s[i] = myr_stack_pool_get(&freeing)) != NULL);
+    for (int i = 0; i < MANY; i++)
+        myr_stack_pool_put(&freeing, s[i]);
+    myr_stack_pool_drain(&freeing);
+    CHECK(d.count == MANY);
+    for (int n = 0; n < MANY; n++) {
+        myr_stack *again = myr_stack_pool_get(&allocating);
+        int known = 0;
+        for (int j = 0; j < MANY; j++)
+            known |= again == s[j];
+        CHECK(known);
+    }
+    CHECK(d.count == 0 && allocating.count == 0);
+    for (int i = 0; i < MANY; i++)
+        myr_stack_destroy(s[i]);
+}
+
+int main(int argc, char **argv)
+{
+    static const test_case cases[] = {
+        {"round_gives_whole_pages_with_a_minimum",
+         round_gives_whole_pages_with_a_minimum},
+        {"create_gives_writable_area_of_rounded_size",
+         create_gives_writable_area_of_rounded_size},
+        {"in_guard_covers_exactly_the_guard_page",
+         in_guard_covers_exactly_the_guard_page},
+        {"guard_page_below_lo_faults", guard_page_below_lo_faults},
+        {"destroy_unmaps_the_whole_mapping", destroy_unmaps_the_whole_mapping},
+        {"create_refuses_impossible_size_with_enomem",
+         create_refuses_impossible_size_with_enomem},
+        {"create_refuses_sizes_that_overflow", create_refuses_sizes_that_overflow},
+        {"pool_creates_stacks_when_empty", pool_creates_stacks_when_empty},
+        {"pool_reuses_last_freed_stack_first", pool_reuses_last_freed_stack_first},
+        {"pool_without_depot_unmaps_stacks_beyond_its_max",
+         pool_without_depot_unmaps_stacks_beyond_its_max},
+        {"pool_unmaps_stacks_of_another_size",
+         pool_unmaps_stacks_of_another_size},
+        {"pool_drain_without_depot_unmaps_every_stack",
+         pool_drain_without_depot_unmaps_every_stack},
+        {"pool_beyond_max_moves_stacks_to_depot",
+         pool_beyond_max_moves_stacks_to_depot},
+        {"empty_pool_refills_from_depot", empty_pool_refills_from_depot},
+    };
+    return RUN_TEST_CASES(argc, argv, cases);
+}
