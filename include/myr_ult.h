@@ -105,6 +105,12 @@ unsigned long myr_ult_id(const myr_ult_t *ult);
  * truncated to 47 bytes. NULL restores the default "ULT <id>". */
 int myr_ult_set_name(myr_ult_t *ult, const char *name);
 
+/* One pointer per ULT that ULTs spawned by it inherit (the MPI layer keeps
+ * the rank there, so tasks a rank spawns act for that rank). NULL in the
+ * main ULT and in ULTs spawned from outside any ULT. */
+void *myr_ult_inherited(void);
+int myr_ult_set_inherited(void *value);
+
 /* Number of workers, and the index of the calling worker (-1 when the
  * calling kernel thread is not a worker). A ULT may move between workers at
  * any yield, suspend or join: never keep this value across them. */

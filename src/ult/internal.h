@@ -52,6 +52,7 @@ struct myr_ult {
     void *arg;
     void *result;
     unsigned long id;
+    void *inherited;                  /* copied into ULTs this one spawns */
     void **keys;                      /* ULT-local storage, grown on set */
     unsigned nkeys;
     struct myr_worker *migrate_to;    /* target of a pending migration */

@@ -2,11 +2,14 @@
  * ult.c — ULT descriptors: spawn, join, exit, names.
  *
  * Join protocol. `joiner` is one of: NULL (joinable, nobody waiting yet),
- * JOIN_DETACHED, a waiting ULT, or JOIN_DONE. The exit callback exchanges
- * it for JOIN_DONE (after the result is stored and the stack released) and
- * then frees a detached descriptor or resumes the joiner. The joiner CASes
- * NULL -> itself and suspends until it reads JOIN_DONE; a spurious or early
- * resume only makes it look again. The joiner frees the descriptor.
+ * JOIN_DETACHED, a waiting ULT, JOIN_CLAIMED or JOIN_DONE. The exit
+ * callback (after the result is stored and the stack released) exchanges it
+ * for JOIN_CLAIMED, frees a detached descriptor or resumes the joiner, and
+ * only then stores JOIN_DONE. The joiner CASes NULL -> itself, suspends
+ * while it reads a ULT, yields while it reads JOIN_CLAIMED (the exiting
+ * side is between its two steps), and leaves on JOIN_DONE. So the joiner
+ * cannot return, end, and have its own descriptor recycled while the
+ * exiting side is still resuming it. The joiner frees the descriptor.
  *
  * Descriptors are recycled through per-worker free lists (owner only, so no
  * synchronisation); a list beyond FREE_ULTS_MAX goes back to malloc.
@@ -19,6 +22,7 @@
 
 #define JOIN_DETACHED ((myr_ult *)1)
 #define JOIN_DONE ((myr_ult *)2)
+#define JOIN_CLAIMED ((myr_ult *)3)
 #define FREE_ULTS_MAX 1024
 
 static myr_ult *ult_alloc(myr_worker *w)
@@ -64,11 +68,14 @@ void myr_ult_pool_drain(myr_worker *w)
 void myr_ult_release_done(myr_worker *w, myr_ult *u)
 {
     atomic_store(&u->state, ULT_DONE);
-    myr_ult *old = atomic_exchange(&u->joiner, JOIN_DONE);
-    if (old == JOIN_DETACHED)
+    myr_ult *old = atomic_exchange(&u->joiner, JOIN_CLAIMED);
+    if (old == JOIN_DETACHED) {
         myr_ult_free(w, u);
-    else if (old)
-        myr_ult_resume(old);
+    } else {
+        if (old)
+            myr_ult_resume(old);
+        atomic_store(&u->joiner, JOIN_DONE);  /* last touch of u */
+    }
     if (atomic_fetch_sub(&myr_rt.live_ults, 1) == 1) {
         myr_ult *waiter = atomic_load(&myr_rt.finalize_waiter);
         if (waiter)
@@ -111,6 +118,8 @@ static int spawn(myr_worker *target, myr_ult **out, myr_ult_fn fn, void *arg)
         return MYR_ERR_NOMEM;
     u->fn = fn;
     u->arg = arg;
+    if (me && me->current)
+        u->inherited = me->current->inherited;
     u->id = atomic_fetch_add_explicit(&myr_rt.next_id, 1, memory_order_relaxed);
     atomic_init(&u->state, ULT_RUNNABLE);
     atomic_init(&u->joiner, out ? NULL : JOIN_DETACHED);
@@ -152,11 +161,13 @@ int myr_ult_join(myr_ult *u, void **result)
     if (u == self || u->is_main)
         return MYR_ERR_ARG;
     myr_ult *expected = NULL;
-    if (!atomic_compare_exchange_strong(&u->joiner, &expected, self)) {
-        if (expected != JOIN_DONE)
-            return MYR_ERR_ARG;  /* detached, or another ULT joins it */
-    } else {
-        while (atomic_load(&u->joiner) != JOIN_DONE)
+    if (!atomic_compare_exchange_strong(&u->joiner, &expected, self) &&
+        expected != JOIN_DONE && expected != JOIN_CLAIMED)
+        return MYR_ERR_ARG;  /* detached, or another ULT joins it */
+    for (myr_ult *j; (j = atomic_load(&u->joiner)) != JOIN_DONE;) {
+        if (j == JOIN_CLAIMED)
+            myr_ult_yield();
+        else
             myr_ult_suspend();
     }
     if (result)
@@ -180,6 +191,21 @@ myr_ult *myr_ult_self(void)
 {
     myr_worker *w = myr_worker_current();
     return w ? w->current : NULL;
+}
+
+void *myr_ult_inherited(void)
+{
+    myr_ult *self = myr_ult_self();
+    return self ? self->inherited : NULL;
+}
+
+int myr_ult_set_inherited(void *value)
+{
+    myr_ult *self = myr_ult_self();
+    if (!self)
+        return MYR_ERR_STATE;
+    self->inherited = value;
+    return MYR_OK;
 }
 
 unsigned long myr_ult_id(const myr_ult *u)
