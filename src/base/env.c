@@ -23,6 +23,10 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "MYR_SPIN_US", "50",
         "Microseconds an idle worker keeps looking for work before it sleeps "
         "on a futex. 0 sleeps at once (lowest CPU use, slower wake-up)."},
+    [MYR_ENV_NRANKS] = {
+        "MYR_NRANKS", "1",
+        "Number of MPI ranks the program starts (set by `mpiexec -n`; a "
+        "program run on its own is a singleton)."},
 };
 
 const char *myr_env_get(myr_env_id id)

@@ -16,6 +16,7 @@ typedef enum myr_env_id {
     MYR_ENV_STACK_SIZE,
     MYR_ENV_BIND,
     MYR_ENV_SPIN_US,
+    MYR_ENV_NRANKS,
     MYR_ENV_COUNT_
 } myr_env_id;
 

@@ -1,0 +1,363 @@
+/*
+ * mpi.h — Myriad's MPI interface (MPI 3.1 names, our own values).
+ *
+ * Handles are pointers to opaque objects; the predefined ones are addresses
+ * of objects exported by libmyriad. C99 and C++ compatible. Every MPI_X is
+ * also available as PMPI_X for profiling tools (MPI_X is a weak alias).
+ *
+ * Ranks are user-level threads of one process: this header renames the
+ * program's `main` so that Myriad's runtime owns the real one and runs the
+ * program's main once per rank (see src/tools/rank_main.c). Define
+ * MYR_NO_MAIN_RENAME before including it in files that must not be renamed.
+ */
+#ifndef MYRIAD_MPI_H
+#define MYRIAD_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "myr_ult.h"  /* per-ULT errno; the ULT API for tasks in a rank */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define MYRIAD_VERSION "0.1.0"
+
+#if !defined(MYR_NO_MAIN_RENAME) && !defined(MYR_BUILDING_LIBRARY)
+#define main myr_rank_main
+#endif
+/* The program's main, as renamed above. In C++ the declaration gives
+ * `int main(int, char **)` C linkage; a C++ `int main()` stays a C++
+ * function, which the runtime finds under its mangled name. */
+#ifdef __cplusplus
+extern "C" int myr_rank_main(int argc, char **argv);
+#else
+int myr_rank_main();
+#endif
+
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct myr_mpi_comm *MPI_Comm;
+typedef struct myr_mpi_datatype *MPI_Datatype;
+typedef struct myr_mpi_request *MPI_Request;
+typedef struct myr_mpi_op *MPI_Op;
+typedef struct myr_mpi_errhandler *MPI_Errhandler;
+typedef struct myr_mpi_group *MPI_Group;
+typedef struct myr_mpi_info *MPI_Info;
+typedef struct myr_mpi_message *MPI_Message;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int myr_cancelled;
+    MPI_Count myr_bytes;  /* bytes received (count * type size) */
+} MPI_Status;
+
+#ifdef __cplusplus
+#define MYR_PREDEFINED(type, object) (reinterpret_cast<type>(&(object)))
+#else
+#define MYR_PREDEFINED(type, object) ((type)&(object))
+#endif
+
+/* Null handles and special values. */
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+extern struct myr_mpi_message myr_mpi_message_no_proc;
+#define MPI_MESSAGE_NO_PROC MYR_PREDEFINED(MPI_Message, myr_mpi_message_no_proc)
+
+#define MPI_ANY_SOURCE (-2)
+#define MPI_PROC_NULL (-1)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_BOTTOM ((void *)0)
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_BSEND_OVERHEAD 64
+
+/* Thread levels. */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+/* Communicators and error handlers. */
+extern struct myr_mpi_comm myr_mpi_comm_world, myr_mpi_comm_self;
+#define MPI_COMM_WORLD MYR_PREDEFINED(MPI_Comm, myr_mpi_comm_world)
+#define MPI_COMM_SELF MYR_PREDEFINED(MPI_Comm, myr_mpi_comm_self)
+extern struct myr_mpi_errhandler myr_mpi_errors_are_fatal, myr_mpi_errors_return;
+#define MPI_ERRORS_ARE_FATAL MYR_PREDEFINED(MPI_Errhandler, myr_mpi_errors_are_fatal)
+#define MPI_ERRORS_RETURN MYR_PREDEFINED(MPI_Errhandler, myr_mpi_errors_return)
+
+/* Error classes (MPI 3.1, section 8.4). */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_IN_STATUS 18
+#define MPI_ERR_PENDING 19
+#define MPI_ERR_KEYVAL 20
+#define MPI_ERR_NO_MEM 21
+#define MPI_ERR_BASE 22
+#define MPI_ERR_INFO_KEY 23
+#define MPI_ERR_INFO_VALUE 24
+#define MPI_ERR_INFO_NOKEY 25
+#define MPI_ERR_SPAWN 26
+#define MPI_ERR_PORT 27
+#define MPI_ERR_SERVICE 28
+#define MPI_ERR_NAME 29
+#define MPI_ERR_WIN 30
+#define MPI_ERR_SIZE 31
+#define MPI_ERR_DISP 32
+#define MPI_ERR_INFO 33
+#define MPI_ERR_LOCKTYPE 34
+#define MPI_ERR_ASSERT 35
+#define MPI_ERR_RMA_CONFLICT 36
+#define MPI_ERR_RMA_SYNC 37
+#define MPI_ERR_RMA_RANGE 38
+#define MPI_ERR_RMA_ATTACH 39
+#define MPI_ERR_RMA_SHARED 40
+#define MPI_ERR_RMA_FLAVOR 41
+#define MPI_ERR_FILE 42
+#define MPI_ERR_NOT_SAME 43
+#define MPI_ERR_AMODE 44
+#define MPI_ERR_UNSUPPORTED_DATAREP 45
+#define MPI_ERR_UNSUPPORTED_OPERATION 46
+#define MPI_ERR_NO_SUCH_FILE 47
+#define MPI_ERR_FILE_EXISTS 48
+#define MPI_ERR_BAD_FILE 49
+#define MPI_ERR_ACCESS 50
+#define MPI_ERR_NO_SPACE 51
+#define MPI_ERR_QUOTA 52
+#define MPI_ERR_READ_ONLY 53
+#define MPI_ERR_FILE_IN_USE 54
+#define MPI_ERR_DUP_DATAREP 55
+#define MPI_ERR_CONVERSION 56
+#define MPI_ERR_IO 57
+#define MPI_ERR_LASTCODE 57
+
+/* Predefined datatypes. */
+extern struct myr_mpi_datatype myr_mpi_type_char;
+extern struct myr_mpi_datatype myr_mpi_type_short;
+extern struct myr_mpi_datatype myr_mpi_type_int;
+extern struct myr_mpi_datatype myr_mpi_type_long;
+extern struct myr_mpi_datatype myr_mpi_type_long_long;
+extern struct myr_mpi_datatype myr_mpi_type_signed_char;
+extern struct myr_mpi_datatype myr_mpi_type_unsigned_char;
+extern struct myr_mpi_datatype myr_mpi_type_unsigned_short;
+extern struct myr_mpi_datatype myr_mpi_type_unsigned;
+extern struct myr_mpi_datatype myr_mpi_type_unsigned_long;
+extern struct myr_mpi_datatype myr_mpi_type_unsigned_long_long;
+extern struct myr_mpi_datatype myr_mpi_type_float;
+extern struct myr_mpi_datatype myr_mpi_type_double;
+extern struct myr_mpi_datatype myr_mpi_type_long_double;
+extern struct myr_mpi_datatype myr_mpi_type_wchar;
+extern struct myr_mpi_datatype myr_mpi_type_c_bool;
+extern struct myr_mpi_datatype myr_mpi_type_int8;
+extern struct myr_mpi_datatype myr_mpi_type_int16;
+extern struct myr_mpi_datatype myr_mpi_type_int32;
+extern struct myr_mpi_datatype myr_mpi_type_int64;
+extern struct myr_mpi_datatype myr_mpi_type_uint8;
+extern struct myr_mpi_datatype myr_mpi_type_uint16;
+extern struct myr_mpi_datatype myr_mpi_type_uint32;
+extern struct myr_mpi_datatype myr_mpi_type_uint64;
+extern struct myr_mpi_datatype myr_mpi_type_aint;
+extern struct myr_mpi_datatype myr_mpi_type_count;
+extern struct myr_mpi_datatype myr_mpi_type_offset;
+extern struct myr_mpi_datatype myr_mpi_type_c_float_complex;
+extern struct myr_mpi_datatype myr_mpi_type_c_double_complex;
+extern struct myr_mpi_datatype myr_mpi_type_c_long_double_complex;
+extern struct myr_mpi_datatype myr_mpi_type_byte;
+extern struct myr_mpi_datatype myr_mpi_type_packed;
+extern struct myr_mpi_datatype myr_mpi_type_float_int;
+extern struct myr_mpi_datatype myr_mpi_type_double_int;
+extern struct myr_mpi_datatype myr_mpi_type_long_int;
+extern struct myr_mpi_datatype myr_mpi_type_2int;
+extern struct myr_mpi_datatype myr_mpi_type_short_int;
+extern struct myr_mpi_datatype myr_mpi_type_long_double_int;
+
+#define MPI_CHAR MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_char)
+#define MPI_SHORT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_short)
+#define MPI_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_int)
+#define MPI_LONG MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_long)
+#define MPI_LONG_LONG_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_long_long)
+#define MPI_SIGNED_CHAR MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_signed_char)
+#define MPI_UNSIGNED_CHAR MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_unsigned_char)
+#define MPI_UNSIGNED_SHORT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_unsigned_short)
+#define MPI_UNSIGNED MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_unsigned)
+#define MPI_UNSIGNED_LONG MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_unsigned_long)
+#define MPI_UNSIGNED_LONG_LONG MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_unsigned_long_long)
+#define MPI_FLOAT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_float)
+#define MPI_DOUBLE MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_double)
+#define MPI_LONG_DOUBLE MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_long_double)
+#define MPI_WCHAR MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_wchar)
+#define MPI_C_BOOL MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_c_bool)
+#define MPI_INT8_T MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_int8)
+#define MPI_INT16_T MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_int16)
+#define MPI_INT32_T MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_int32)
+#define MPI_INT64_T MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_int64)
+#define MPI_UINT8_T MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_uint8)
+#define MPI_UINT16_T MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_uint16)
+#define MPI_UINT32_T MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_uint32)
+#define MPI_UINT64_T MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_uint64)
+#define MPI_AINT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_aint)
+#define MPI_COUNT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_count)
+#define MPI_OFFSET MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_offset)
+#define MPI_C_FLOAT_COMPLEX MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_c_float_complex)
+#define MPI_C_DOUBLE_COMPLEX MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_c_double_complex)
+#define MPI_C_LONG_DOUBLE_COMPLEX MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_c_long_double_complex)
+#define MPI_BYTE MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_byte)
+#define MPI_PACKED MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_packed)
+#define MPI_FLOAT_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_float_int)
+#define MPI_DOUBLE_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_double_int)
+#define MPI_LONG_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_long_int)
+#define MPI_2INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_2int)
+#define MPI_SHORT_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_short_int)
+#define MPI_LONG_DOUBLE_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_long_double_int)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+
+/* Prototypes: every function exists as MPI_name and PMPI_name. */
+#define MYR_MPI_FN(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
+
+typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
+
+/* Environment. */
+MYR_MPI_FN(int, Init, (int *argc, char ***argv))
+MYR_MPI_FN(int, Init_thread, (int *argc, char ***argv, int required, int *provided))
+MYR_MPI_FN(int, Finalize, (void))
+MYR_MPI_FN(int, Initialized, (int *flag))
+MYR_MPI_FN(int, Finalized, (int *flag))
+MYR_MPI_FN(int, Abort, (MPI_Comm comm, int errorcode))
+MYR_MPI_FN(int, Query_thread, (int *provided))
+MYR_MPI_FN(int, Is_thread_main, (int *flag))
+MYR_MPI_FN(int, Get_version, (int *version, int *subversion))
+MYR_MPI_FN(int, Get_library_version, (char *version, int *resultlen))
+MYR_MPI_FN(int, Get_processor_name, (char *name, int *resultlen))
+MYR_MPI_FN(double, Wtime, (void))
+MYR_MPI_FN(double, Wtick, (void))
+MYR_MPI_FN(int, Comm_rank, (MPI_Comm comm, int *rank))
+MYR_MPI_FN(int, Comm_size, (MPI_Comm comm, int *size))
+MYR_MPI_FN(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+MYR_MPI_FN(int, Free_mem, (void *base))
+
+/* Errors. */
+MYR_MPI_FN(int, Error_string, (int errorcode, char *string, int *resultlen))
+MYR_MPI_FN(int, Error_class, (int errorcode, int *errorclass))
+MYR_MPI_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+MYR_MPI_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+MYR_MPI_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+MYR_MPI_FN(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *function,
+                                          MPI_Errhandler *errhandler))
+MYR_MPI_FN(int, Errhandler_free, (MPI_Errhandler *errhandler))
+
+/* Point-to-point. */
+MYR_MPI_FN(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+MYR_MPI_FN(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+MYR_MPI_FN(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+MYR_MPI_FN(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+MYR_MPI_FN(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Buffer_attach, (void *buffer, int size))
+MYR_MPI_FN(int, Buffer_detach, (void *buffer_addr, int *size))
+MYR_MPI_FN(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status))
+MYR_MPI_FN(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                           MPI_Comm comm, MPI_Status *status))
+MYR_MPI_FN(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                   int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+MYR_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
+MYR_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
+MYR_MPI_FN(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status))
+MYR_MPI_FN(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status))
+MYR_MPI_FN(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status))
+MYR_MPI_FN(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request))
+MYR_MPI_FN(int, Wait, (MPI_Request *request, MPI_Status *status))
+MYR_MPI_FN(int, Waitall, (int count, MPI_Request requests[], MPI_Status statuses[]))
+MYR_MPI_FN(int, Waitany, (int count, MPI_Request requests[], int *index, MPI_Status *status))
+MYR_MPI_FN(int, Waitsome, (int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]))
+MYR_MPI_FN(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
+MYR_MPI_FN(int, Testall, (int count, MPI_Request requests[], int *flag, MPI_Status statuses[]))
+MYR_MPI_FN(int, Testany, (int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status))
+MYR_MPI_FN(int, Testsome, (int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]))
+MYR_MPI_FN(int, Request_free, (MPI_Request *request))
+MYR_MPI_FN(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+MYR_MPI_FN(int, Cancel, (MPI_Request *request))
+MYR_MPI_FN(int, Test_cancelled, (const MPI_Status *status, int *flag))
+MYR_MPI_FN(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Start, (MPI_Request *request))
+MYR_MPI_FN(int, Startall, (int count, MPI_Request requests[]))
+MYR_MPI_FN(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+MYR_MPI_FN(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+MYR_MPI_FN(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
+MYR_MPI_FN(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
+MYR_MPI_FN(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
+MYR_MPI_FN(int, Status_set_cancelled, (MPI_Status *status, int flag))
+MYR_MPI_FN(int, Type_size, (MPI_Datatype datatype, int *size))
+
+/* Collectives the main job needs until the collectives issue lands. */
+MYR_MPI_FN(int, Barrier, (MPI_Comm comm))
+MYR_MPI_FN(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+MYR_MPI_FN(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+
+/* Reduction operations (usable with MPI_Allreduce for now). */
+extern struct myr_mpi_op myr_mpi_op_max, myr_mpi_op_min, myr_mpi_op_sum, myr_mpi_op_prod;
+#define MPI_MAX MYR_PREDEFINED(MPI_Op, myr_mpi_op_max)
+#define MPI_MIN MYR_PREDEFINED(MPI_Op, myr_mpi_op_min)
+#define MPI_SUM MYR_PREDEFINED(MPI_Op, myr_mpi_op_sum)
+#define MPI_PROD MYR_PREDEFINED(MPI_Op, myr_mpi_op_prod)
+
+/* FG-MPI's extensions. */
+int MPIX_Yield(void);
+int MPIX_Get_collocated_size(int *size);
+int MPIX_Get_collocated_startrank(int *rank);
+int PMPIX_Yield(void);
+int PMPIX_Get_collocated_size(int *size);
+int PMPIX_Get_collocated_startrank(int *rank);
+
+#undef MYR_MPI_FN
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MYRIAD_MPI_H */

@@ -1,0 +1,184 @@
+/*
+ * core.h — ranks, communicators, datatypes and requests: the objects behind
+ * MPI handles, shared by the core, coll, mpi and tools layers.
+ *
+ * A job is N ranks in this OS process; rank i is a ULT whose inherited
+ * value (myr_ult_inherited) points at its myr_rank, so every ULT a rank
+ * spawns acts for that rank. Objects such as MPI_COMM_WORLD are shared by all
+ * ranks; what MPI makes per-process (the error handler attached to a
+ * communicator, for instance) is kept per rank.
+ */
+#ifndef MYR_CORE_CORE_H
+#define MYR_CORE_CORE_H
+
+#define MYR_BUILDING_LIBRARY 1
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arch/cpu.h"
+
+/* ---- spin lock for short critical sections (no switch inside) -------- */
+
+typedef struct myr_spinlock {
+    _Atomic int held;
+} myr_spinlock;
+
+void myr_spin_lock_slow(myr_spinlock *l);
+
+static inline void myr_spin_lock(myr_spinlock *l)
+{
+    if (__builtin_expect(!atomic_exchange_explicit(&l->held, 1, memory_order_acquire), 1))
+        return;
+    myr_spin_lock_slow(l);
+}
+
+static inline void myr_spin_unlock(myr_spinlock *l)
+{
+    atomic_store_explicit(&l->held, 0, memory_order_release);
+}
+
+/* ---- handles ---------------------------------------------------------- */
+
+enum {
+    MYR_MAGIC_COMM = 0x4d434f4d,
+    MYR_MAGIC_TYPE = 0x4d545950,
+    MYR_MAGIC_REQUEST = 0x4d524551,
+    MYR_MAGIC_ERRHANDLER = 0x4d455248,
+    MYR_MAGIC_OP = 0x4d4f5020,
+    MYR_MAGIC_MESSAGE = 0x4d4d5347,
+    MYR_MAGIC_DEAD = 0x44454144,
+};
+
+struct myr_mpi_datatype {
+    unsigned magic;
+    bool predefined;
+    bool committed;
+    int base;             /* myr_base_type for predefined types */
+    size_t size;          /* bytes of data in one element */
+    ptrdiff_t extent;     /* stride between consecutive elements */
+    const char *name;     /* "MPI_INT" */
+};
+
+/* Element kinds of the predefined types (what reductions dispatch on). */
+typedef enum myr_base_type {
+    MYR_BT_CHAR, MYR_BT_SIGNED_CHAR, MYR_BT_UNSIGNED_CHAR, MYR_BT_SHORT,
+    MYR_BT_UNSIGNED_SHORT, MYR_BT_INT, MYR_BT_UNSIGNED, MYR_BT_LONG,
+    MYR_BT_UNSIGNED_LONG, MYR_BT_LONG_LONG, MYR_BT_UNSIGNED_LONG_LONG,
+    MYR_BT_FLOAT, MYR_BT_DOUBLE, MYR_BT_LONG_DOUBLE, MYR_BT_WCHAR, MYR_BT_C_BOOL,
+    MYR_BT_INT8, MYR_BT_INT16, MYR_BT_INT32, MYR_BT_INT64, MYR_BT_UINT8,
+    MYR_BT_UINT16, MYR_BT_UINT32, MYR_BT_UINT64, MYR_BT_AINT, MYR_BT_COUNT,
+    MYR_BT_OFFSET, MYR_BT_C_FLOAT_COMPLEX, MYR_BT_C_DOUBLE_COMPLEX,
+    MYR_BT_C_LONG_DOUBLE_COMPLEX, MYR_BT_BYTE, MYR_BT_PACKED,
+    MYR_BT_FLOAT_INT, MYR_BT_DOUBLE_INT, MYR_BT_LONG_INT, MYR_BT_2INT,
+    MYR_BT_SHORT_INT, MYR_BT_LONG_DOUBLE_INT,
+    MYR_BT_COUNT_
+} myr_base_type;
+
+/* Copy `count` elements of `type` from src to dst (same type map on both
+ * sides), at most `max_bytes` bytes of data. Returns the data bytes copied. */
+size_t myr_datatype_copy(void *dst, const void *src, int count,
+                         MPI_Datatype type, size_t max_bytes);
+bool myr_datatype_valid(MPI_Datatype type);
+
+struct myr_rank;
+
+/* Per-rank state of a communicator (MPI makes it per process). */
+typedef struct myr_comm_local {
+    MPI_Errhandler errhandler;
+} myr_comm_local;
+
+typedef enum { MYR_COMM_WORLD, MYR_COMM_SELF } myr_comm_kind;
+
+struct myr_mpi_comm {
+    unsigned magic;
+    myr_comm_kind kind;
+    unsigned context_id;   /* distinguishes the communicators in matching */
+    int size;              /* -1 for MPI_COMM_SELF's shared handle */
+    const char *name;
+};
+
+/* ---- ranks ------------------------------------------------------------ */
+
+/* One sleeping ULT of a rank (lives on the sleeper's stack). */
+typedef struct myr_sleeper {
+    myr_ult_t *ult;
+    struct myr_sleeper *next;
+} myr_sleeper;
+
+/* Where a rank's ULTs sleep until "something completed". Completers bump
+ * `gen` and wake the sleepers; a sleeper registers, re-checks `gen`, and
+ * only then suspends, so no completion is missed (see wait.c). */
+typedef struct myr_waitcell {
+    _Alignas(MYR_CACHE_LINE) _Atomic unsigned gen;
+    _Atomic int nsleepers;
+    myr_spinlock lock;
+    myr_sleeper *sleepers;
+} myr_waitcell;
+
+typedef struct myr_envelope myr_envelope;
+
+/* The queues a receiving rank matches against (match.c). */
+typedef struct myr_match_queues {
+    _Alignas(MYR_CACHE_LINE) myr_spinlock lock;
+    struct myr_mpi_request *posted_head, *posted_tail;
+    myr_envelope *unexpected_head, *unexpected_tail;
+} myr_match_queues;
+
+typedef struct myr_bsend_state {
+    void *buffer;
+    size_t size;
+    _Atomic size_t used;      /* bytes reserved by messages in flight */
+} myr_bsend_state;
+
+typedef struct myr_rank {
+    int world_rank;
+    myr_ult_t *ult;                  /* the rank's main ULT */
+    myr_match_queues match;
+    myr_waitcell wait;
+    int init_state;                  /* 0 before MPI_Init, 1 in, 2 after MPI_Finalize */
+    int thread_level;
+    myr_comm_local world_local;      /* this rank's MPI_COMM_WORLD state */
+    myr_comm_local self_local;       /* this rank's MPI_COMM_SELF state */
+    myr_bsend_state bsend;
+    int exit_code;                   /* main's return value */
+    bool returned;                   /* main returned */
+} myr_rank;
+
+typedef struct myr_job {
+    int size;                        /* ranks in the job */
+    myr_rank *ranks;
+    _Atomic int finalize_arrived;    /* ranks in the MPI_Finalize barrier */
+} myr_job;
+
+extern myr_job myr_the_job;
+
+/* The rank the calling ULT acts for, or NULL outside any rank. */
+static inline myr_rank *myr_rank_self(void)
+{
+    return (myr_rank *)myr_ult_inherited();
+}
+
+/* Allocate the job's ranks (not started). 0 on success. */
+int myr_job_create(int nranks);
+void myr_job_destroy(void);
+
+/* Resolve a communicator handle for the calling rank: its size and the
+ * caller's rank in it, and the rank's local state of it. */
+int myr_comm_size(MPI_Comm comm);
+int myr_comm_rank(MPI_Comm comm, const myr_rank *self);
+myr_comm_local *myr_comm_local_of(MPI_Comm comm, myr_rank *self);
+bool myr_comm_valid(MPI_Comm comm);
+/* The rank behind `rank` of `comm` (comm rank -> job rank). */
+myr_rank *myr_comm_peer(MPI_Comm comm, myr_rank *self, int rank);
+
+/* ---- waiting ----------------------------------------------------------- */
+
+/* Block the calling ULT (of rank `r`) until done(arg) is true. done() is
+ * re-evaluated after every completion notified to r. */
+void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg);
+/* Something r may wait for has completed: wake r's sleepers. */
+void myr_wait_notify(myr_rank *r);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * wait.c — how a rank's ULTs block until something completes.
+ *
+ * Every completion that a rank may wait for (its receive matched, its send
+ * taken, a message arriving for a probe, a collective step) calls
+ * myr_wait_notify(rank): `gen` is incremented, then any registered sleeper
+ * is resumed. A waiter evaluates its condition, registers itself under the
+ * cell's lock, re-reads `gen`, and suspends only if nothing happened since
+ * its evaluation. Both sides use sequentially consistent operations on
+ * `gen` and `nsleepers`, so either the notifier sees the sleeper or the
+ * sleeper sees the new generation: no completion is lost.
+ *
+ * A sleeper entry lives on the sleeper's stack and is unlinked by the
+ * sleeper itself under the lock; notifiers resume sleepers while holding the
+ * lock, so a resumed ULT cannot have left (or ended) during its resume.
+ * Spurious wake-ups only make the waiter evaluate its condition again.
+ */
+#include "core/core.h"
+
+#include <sched.h>
+
+void myr_spin_lock_slow(myr_spinlock *l)
+{
+    for (unsigned spins = 0;; spins++) {
+        while (atomic_load_explicit(&l->held, memory_order_relaxed)) {
+            if (spins++ < 256)
+                myr_cpu_relax();
+            else
+                sched_yield();  /* the holder's kernel thread was preempted */
+        }
+        if (!atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
+            return;
+    }
+}
+
+void myr_wait_notify(myr_rank *r)
+{
+    myr_waitcell *c = &r->wait;
+    atomic_fetch_add(&c->gen, 1);
+    if (atomic_load(&c->nsleepers) == 0)
+        return;
+    myr_spin_lock(&c->lock);
+    for (myr_sleeper *s = c->sleepers; s; s = s->next)
+        myr_ult_resume(s->ult);
+    myr_spin_unlock(&c->lock);
+}
+
+void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg)
+{
+    myr_waitcell *c = &r->wait;
+    myr_sleeper me = {.ult = myr_ult_self(), .next = NULL};
+    for (;;) {
+        unsigned gen = atomic_load(&c->gen);
+        if (done(arg))
+            return;
+        myr_spin_lock(&c->lock);
+        me.next = c->sleepers;
+        c->sleepers = &me;
+        atomic_fetch_add(&c->nsleepers, 1);
+        myr_spin_unlock(&c->lock);
+        if (atomic_load(&c->gen) == gen)
+            myr_ult_suspend();
+        myr_spin_lock(&c->lock);
+        for (myr_sleeper **p = &c->sleepers; *p; p = &(*p)->next)
+            if (*p == &me) {
+                *p = me.next;
+                break;
+            }
+        atomic_fetch_sub(&c->nsleepers, 1);
+        myr_spin_unlock(&c->lock);
+    }
+}

@@ -1,0 +1,99 @@
+/* check.c — argument checks shared by the MPI entry points (mpi_impl.h). */
+#include "mpi/mpi_impl.h"
+
+myr_rank *myr_mpi_enter(const char *call, int *err)
+{
+    myr_rank *self = myr_rank_self();
+    if (!self) {
+        *err = myr_mpi_error(MPI_COMM_NULL, MPI_ERR_OTHER, call,
+                             "called from a thread that is not an MPI rank "
+                             "(only ranks and the ULTs they spawn may call MPI)");
+        return NULL;
+    }
+    if (self->init_state != 1) {
+        *err = myr_mpi_error(MPI_COMM_NULL, MPI_ERR_OTHER, call, "%s",
+                             self->init_state == 0 ? "called before MPI_Init"
+                                                   : "called after MPI_Finalize");
+        return NULL;
+    }
+    *err = MPI_SUCCESS;
+    return self;
+}
+
+int myr_check_comm(const char *call, MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_COMM, call,
+                             "invalid communicator MPI_COMM_NULL");
+    if (!myr_comm_valid(comm))
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_COMM, call,
+                             "invalid communicator handle %p", (void *)comm);
+    return MPI_SUCCESS;
+}
+
+int myr_check_count(const char *call, MPI_Comm comm, const char *what, int count)
+{
+    if (count < 0)
+        return myr_mpi_error(comm, MPI_ERR_COUNT, call,
+                             "invalid %s %d (must be >= 0)", what, count);
+    return MPI_SUCCESS;
+}
+
+int myr_check_type(const char *call, MPI_Comm comm, MPI_Datatype type)
+{
+    if (type == MPI_DATATYPE_NULL)
+        return myr_mpi_error(comm, MPI_ERR_TYPE, call,
+                             "invalid datatype MPI_DATATYPE_NULL");
+    if (!myr_datatype_valid(type))
+        return myr_mpi_error(comm, MPI_ERR_TYPE, call,
+                             "invalid datatype handle %p", (void *)type);
+    if (!type->committed)
+        return myr_mpi_error(comm, MPI_ERR_TYPE, call,
+                             "datatype %s is not committed", type->name);
+    return MPI_SUCCESS;
+}
+
+int myr_check_buffer(const char *call, MPI_Comm comm, const void *buf, int count)
+{
+    if (!buf && count > 0)
+        return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                             "buffer is NULL with count %d > 0", count);
+    return MPI_SUCCESS;
+}
+
+int myr_check_peer(const char *call, MPI_Comm comm, myr_rank *self,
+                   const char *what, int rank, int allow)
+{
+    int size = myr_comm_size(comm);
+    (void)self;
+    if (rank >= 0 && rank < size)
+        return MPI_SUCCESS;
+    if (rank == MPI_PROC_NULL && (allow & MYR_ALLOW_PROC_NULL))
+        return MPI_SUCCESS;
+    if (rank == MPI_ANY_SOURCE && (allow & MYR_ALLOW_ANY))
+        return MPI_SUCCESS;
+    return myr_mpi_error(comm, MPI_ERR_RANK, call,
+                         "invalid %s rank %d (communicator size %d%s)", what,
+                         rank, size,
+                         (allow & MYR_ALLOW_ANY) ? "; or MPI_ANY_SOURCE, MPI_PROC_NULL"
+                                                 : "; or MPI_PROC_NULL");
+}
+
+int myr_check_tag(const char *call, MPI_Comm comm, int tag, bool allow_any)
+{
+    if (tag >= 0 && tag <= MYR_TAG_UB)
+        return MPI_SUCCESS;
+    if (tag == MPI_ANY_TAG && allow_any)
+        return MPI_SUCCESS;
+    return myr_mpi_error(comm, MPI_ERR_TAG, call,
+                         "invalid tag %d (valid: 0..%d%s)", tag, MYR_TAG_UB,
+                         allow_any ? " or MPI_ANY_TAG" : "");
+}
+
+int myr_check_pointer(const char *call, MPI_Comm comm, const void *p,
+                      const char *what)
+{
+    if (!p)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL", what);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,48 @@
+/*
+ * mpi_impl.h — what every MPI entry point shares: finding the calling rank,
+ * checking arguments, and raising errors through the communicator's error
+ * handler.
+ *
+ * Entry points are written as PMPI_X, with MPI_X a weak alias (MYR_PMPI), so
+ * a profiling library can define MPI_X and call PMPI_X. They stay thin:
+ * validate, then call into core/.
+ *
+ * Error messages name the rank, the call, the argument and the valid range:
+ *   rank 3: MPI_Send: invalid destination rank 7 (communicator size 4)
+ */
+#ifndef MYR_MPI_IMPL_H
+#define MYR_MPI_IMPL_H
+
+#include "core/core.h"
+
+#define MYR_PMPI(name) __attribute__((weak, alias("PMPI_" #name)))
+
+/* Raise error class `errclass` in `call` on `comm` (MPI_COMM_NULL or an
+ * invalid handle: the rank's MPI_COMM_WORLD handler is used). With
+ * MPI_ERRORS_ARE_FATAL this prints one line and ends the job; with
+ * MPI_ERRORS_RETURN it returns `errclass`; a user handler is called first.
+ * `fmt` says what was wrong with which argument. */
+int myr_mpi_error(MPI_Comm comm, int errclass, const char *call,
+                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* The calling rank, after checking MPI is initialised and not finalized
+ * (an error is raised and NULL returned otherwise; *err gets the code). */
+myr_rank *myr_mpi_enter(const char *call, int *err);
+
+/* Argument checks: MPI_SUCCESS, or the raised error's code. */
+int myr_check_comm(const char *call, MPI_Comm comm);
+int myr_check_count(const char *call, MPI_Comm comm, const char *what, int count);
+int myr_check_type(const char *call, MPI_Comm comm, MPI_Datatype type);
+int myr_check_buffer(const char *call, MPI_Comm comm, const void *buf, int count);
+/* allow: bit 1 MPI_ANY_SOURCE, bit 2 MPI_PROC_NULL. */
+enum { MYR_ALLOW_ANY = 1, MYR_ALLOW_PROC_NULL = 2 };
+int myr_check_peer(const char *call, MPI_Comm comm, myr_rank *self,
+                   const char *what, int rank, int allow);
+int myr_check_tag(const char *call, MPI_Comm comm, int tag, bool allow_any);
+int myr_check_pointer(const char *call, MPI_Comm comm, const void *p,
+                      const char *what);
+
+/* The largest tag value (MPI_TAG_UB). */
+#define MYR_TAG_UB 0x7fffffff
+
+#endif
