@@ -11,16 +11,23 @@ all: deps
 deps:
 	@scripts/install-deps --cross
 
-# The main job. Until the MPI layer exists: a ULT demo.
+# The main job: heat diffusion on 1024 ranks, checked against a serial run
+# (examples/heat.c). RANKS and ARGS override the defaults, e.g.
+# `make demo RANKS=4096 ARGS="-n 4096 -i 200"`.
+RANKS ?= 1024
+ARGS ?=
 demo: all
-	$(BUILD)/examples/ult_demo
+	$(BUILD)/bin/mpiexec -n $(RANKS) $(BUILD)/examples/heat $(ARGS)
 
 # The whole test suite: normal build, ASan+UBSan build, aarch64 under qemu.
 check: deps
 	@scripts/check
 
+# The ULT figures, then point-to-point side by side with Open MPI and MPICH
+# (scripts/bench-mpi installs them with scripts/install-deps --bench).
 bench: all
 	$(BUILD)/bench/ult_bench
+	BUILD=$(BUILD) scripts/bench-mpi
 
 clean:
 	rm -rf build build-asan build-aarch64

@@ -5,10 +5,10 @@
  * of objects exported by libmyriad. C99 and C++ compatible. Every MPI_X is
  * also available as PMPI_X for profiling tools (MPI_X is a weak alias).
  *
- * Ranks are user-level threads of one process: this header renames the
- * program's `main` so that Myriad's runtime owns the real one and runs the
- * program's main once per rank (see src/tools/rank_main.c). Define
- * MYR_NO_MAIN_RENAME before including it in files that must not be renamed.
+ * Ranks are user-level threads of one process: Myriad's runtime owns the
+ * process's entry and runs the program's main once per rank. Programs are
+ * linked (by mpicc) with -Wl,--wrap=main, so the program's main keeps its
+ * name and its C/C++ semantics (see src/tools/rank_main.c).
  */
 #ifndef MYRIAD_MPI_H
 #define MYRIAD_MPI_H
@@ -25,18 +25,6 @@ extern "C" {
 #define MPI_VERSION 3
 #define MPI_SUBVERSION 1
 #define MYRIAD_VERSION "0.1.0"
-
-#if !defined(MYR_NO_MAIN_RENAME) && !defined(MYR_BUILDING_LIBRARY)
-#define main myr_rank_main
-#endif
-/* The program's main, as renamed above. In C++ the declaration gives
- * `int main(int, char **)` C linkage; a C++ `int main()` stays a C++
- * function, which the runtime finds under its mangled name. */
-#ifdef __cplusplus
-extern "C" int myr_rank_main(int argc, char **argv);
-#else
-int myr_rank_main();
-#endif
 
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;

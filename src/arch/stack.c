@@ -1,10 +1,34 @@
-/* stack.c — guarded ULT stacks and the per-worker stack pool. */
+/* stack.c — guarded and canary ULT stacks, chunks, the per-worker stack
+ * pool and the depot the pools share (see stack.h). */
 #include "stack.h"
 
 #include <errno.h>
-#include <stdint.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#ifdef MYR_SANITIZE
+#include <sanitizer/asan_interface.h>
+#define UNPOISON(addr, size) ASAN_UNPOISON_MEMORY_REGION(addr, size)
+#else
+#define UNPOISON(addr, size) ((void)(addr), (void)(size))
+#endif
+
+/* The first chunk of a depot, and the largest: reserving address space
+ * costs nothing but the 64 MiB reserved, and doubling keeps the number of
+ * chunks (two mappings each) small even for 10^6 stacks of 1 MiB. */
+#define CHUNK_FIRST ((size_t)64 << 20)
+#define CHUNK_MAX ((size_t)1 << 30)
+
+const uint64_t myr_stack_no_canary = MYR_STACK_CANARY;
+
+struct myr_stack_chunk {
+    char *base;
+    size_t bytes;
+    myr_stack_chunk *next;
+};
 
 size_t myr_page_size(void)
 {
@@ -28,6 +52,40 @@ size_t myr_stack_round(size_t usable)
     return (usable + page - 1) / page * page;
 }
 
+/* Write the descriptor of the stack [lo, lo + size) (and, without a guard,
+ * its canary). The memory may have been a stack of an earlier runtime whose
+ * frames the sanitizer still has poisoned. */
+static myr_stack *stack_init(char *lo, size_t size, size_t guard, void *floor,
+                             bool chunked)
+{
+    myr_stack *s = (myr_stack *)(lo + size - 64);
+    UNPOISON(s, 64);
+    s->lo = lo;
+    s->size = size;
+    s->guard = guard;
+    s->next = NULL;
+    s->floor = floor;
+    s->chunked = chunked;
+    if (!guard) {
+        UNPOISON(lo, MYR_STACK_CANARY_BYTES);
+        uint64_t *canary = (uint64_t *)lo;
+        for (size_t i = 0; i < MYR_STACK_CANARY_BYTES / sizeof *canary; i++)
+            canary[i] = MYR_STACK_CANARY;
+    }
+    return s;
+}
+
+int myr_stack_canary_intact(const myr_stack *s)
+{
+    if (s->guard)
+        return 1;
+    const uint64_t *canary = s->lo;
+    for (size_t i = 0; i < MYR_STACK_CANARY_BYTES / sizeof *canary; i++)
+        if (myr_stack_canary_load(&canary[i]) != MYR_STACK_CANARY)
+            return 0;
+    return 1;
+}
+
 myr_stack *myr_stack_create(size_t usable)
 {
     size_t page = myr_page_size();
@@ -48,27 +106,172 @@ myr_stack *myr_stack_create(size_t usable)
         errno = saved;
         return NULL;
     }
-    myr_stack *s = (myr_stack *)(map + page + usable - 64);
-    s->lo = map + page;
-    s->size = usable;
-    s->guard = page;
-    s->next = NULL;
-    return s;
+    return stack_init(map + page, usable, page, map, false);
 }
 
 void myr_stack_destroy(myr_stack *s)
 {
-    if (!s)
+    if (!s || s->chunked)
         return;
     char *map = (char *)s->lo - s->guard;
     munmap(map, s->guard + s->size);
 }
 
-void myr_stack_depot_init(myr_stack_depot *d)
+/* ---- the depot: chunks and carving ----------------------------------- */
+
+long myr_stack_max_map_count(void)
+{
+    long n = 65530;  /* the kernel's default */
+    char buf[32];
+    int fd = open("/proc/sys/vm/max_map_count", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return n;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len > 0) {
+        buf[len] = '\0';
+        char *end;
+        long v = strtol(buf, &end, 10);
+        if (end != buf && v > 0)
+            n = v;
+    }
+    return n;
+}
+
+size_t myr_stack_guard_budget(long max_map_count)
+{
+    return max_map_count > 0 ? (size_t)max_map_count / 4 : 0;
+}
+
+void myr_stack_depot_init(myr_stack_depot *d, myr_stack_guard mode,
+                          size_t guarded_max)
 {
     pthread_mutex_init(&d->lock, NULL);
     d->head = NULL;
     d->count = 0;
+    d->mode = mode;
+    d->guarded_max = guarded_max;
+    d->guarded = d->canaried = 0;
+    d->carve = d->carve_end = d->last_guard = NULL;
+    d->next_chunk = CHUNK_FIRST;
+    d->chunks = NULL;
+}
+
+/* Map a chunk with room for at least one stack of `stride` bytes and make
+ * it the one stacks are carved from. Its first page is PROT_NONE: a runaway
+ * overflow of the stacks above faults there instead of running into
+ * whatever is mapped below. Under the lock. */
+static int new_chunk(myr_stack_depot *d, size_t stride)
+{
+    size_t page = myr_page_size();
+    myr_stack_chunk *rec = malloc(sizeof *rec);  /* rare: once per chunk */
+    if (!rec)
+        return -1;
+    /* Guard page, the canary offset of the first stack, the stacks. */
+    size_t least = 2 * page + stride;
+    size_t bytes = d->next_chunk;
+    if (bytes / 4 < least)
+        bytes = least <= SIZE_MAX / 4 ? 4 * least : least;
+    char *map = MAP_FAILED;
+    for (;;) {
+        map = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+                   -1, 0);
+        if (map != MAP_FAILED || bytes == least)
+            break;
+        bytes = least;  /* short of address space: one stack's worth */
+    }
+    /* With transparent huge pages set to "always", the first touch of a
+     * stack's top page could commit 2 MiB (kernels before 6.7 do not infer
+     * this from MAP_STACK). Failure only means there are no huge pages. */
+    if (map != MAP_FAILED)
+        madvise(map, bytes, MADV_NOHUGEPAGE);
+    if (map == MAP_FAILED || mprotect(map, page, PROT_NONE) != 0) {
+        int saved = errno;
+        if (map != MAP_FAILED)
+            munmap(map, bytes);
+        free(rec);
+        errno = saved;
+        return -1;
+    }
+    rec->base = map;
+    rec->bytes = bytes;
+    rec->next = d->chunks;
+    d->chunks = rec;
+    d->last_guard = map;
+    d->carve = map + page;
+    d->carve_end = map + bytes;
+    if (d->next_chunk < CHUNK_MAX)
+        d->next_chunk *= 2;
+    return 0;
+}
+
+static char *round_up(char *p, size_t align)
+{
+    uintptr_t a = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+    return (char *)a;
+}
+
+myr_stack *myr_stack_depot_carve(myr_stack_depot *d, size_t usable)
+{
+    size_t page = myr_page_size();
+    if (usable > SIZE_MAX / 8) {  /* no address space is that large */
+        errno = ENOMEM;
+        return NULL;
+    }
+    usable = myr_stack_round(usable);
+    pthread_mutex_lock(&d->lock);
+    for (;;) {
+        bool guarded = d->mode == MYR_STACK_GUARD_ALWAYS ||
+                       (d->mode == MYR_STACK_GUARD_AUTO &&
+                        d->guarded < d->guarded_max);
+        char *lo = NULL;
+        if (d->carve && guarded) {
+            /* [guard][stack], page aligned; right above the chunk's first
+             * page (or another guard) no new guard is needed. */
+            char *g = round_up(d->carve, page);
+            lo = g == d->last_guard + page ? g : g + page;
+        } else if (d->carve) {
+            /* The canary ends 64 bytes before a page boundary: in the page
+             * that holds the descriptor and outermost frames of the stack
+             * carved before this one. */
+            lo = round_up(d->carve + MYR_STACK_CANARY_BYTES, page) -
+                 MYR_STACK_CANARY_BYTES;
+        }
+        if (!lo || lo > d->carve_end || usable > (size_t)(d->carve_end - lo)) {
+            if (new_chunk(d, usable + page) != 0) {
+                pthread_mutex_unlock(&d->lock);
+                return NULL;
+            }
+            continue;
+        }
+        if (guarded && lo - page != d->last_guard &&
+            mprotect(lo - page, page, PROT_NONE) != 0) {
+            /* Out of mappings sooner than the budget said (the rest of the
+             * process took more): AUTO goes on with canaries. */
+            int saved = errno;
+            if (d->mode == MYR_STACK_GUARD_AUTO && saved == ENOMEM) {
+                d->guarded_max = d->guarded;
+                continue;
+            }
+            pthread_mutex_unlock(&d->lock);
+            errno = saved;
+            return NULL;
+        }
+        void *floor = d->last_guard;
+        if (guarded) {
+            floor = lo - page;
+            d->last_guard = floor;
+            d->guarded++;
+        } else {
+            d->canaried++;
+        }
+        d->carve = lo + usable;
+        pthread_mutex_unlock(&d->lock);
+        /* The first touch of the stack's pages happens outside the lock:
+         * page faults of several workers proceed in parallel. */
+        return stack_init(lo, usable, guarded ? page : 0, floor, true);
+    }
 }
 
 void myr_stack_depot_drain(myr_stack_depot *d)
@@ -80,8 +283,19 @@ void myr_stack_depot_drain(myr_stack_depot *d)
         myr_stack_destroy(s);
     }
     d->count = 0;
+    while (d->chunks) {
+        myr_stack_chunk *c = d->chunks;
+        d->chunks = c->next;
+        munmap(c->base, c->bytes);
+        free(c);
+    }
+    d->carve = d->carve_end = d->last_guard = NULL;
+    d->guarded = d->canaried = 0;
+    d->next_chunk = CHUNK_FIRST;
     pthread_mutex_unlock(&d->lock);
 }
+
+/* ---- the per-worker pool --------------------------------------------- */
 
 void myr_stack_pool_init(myr_stack_pool *p, size_t usable, unsigned max,
                          myr_stack_depot *depot)
@@ -141,7 +355,7 @@ static void spill(myr_stack_pool *p, unsigned n)
 
 myr_stack *myr_stack_pool_get(myr_stack_pool *p)
 {
-    if (!p->head && p->depot)  /* empty: a batch from the depot, or mmap */
+    if (!p->head && p->depot)  /* empty: a batch from the depot */
         refill(p, p->max / 2);
     myr_stack *s = p->head;
     if (s) {
@@ -149,7 +363,10 @@ myr_stack *myr_stack_pool_get(myr_stack_pool *p)
         p->count--;
         return s;
     }
-    return myr_stack_create(p->size);
+    /* New stacks one at a time: a batch would commit the pages of stacks
+     * nobody may need. */
+    return p->depot ? myr_stack_depot_carve(p->depot, p->size)
+                    : myr_stack_create(p->size);
 }
 
 void myr_stack_pool_put(myr_stack_pool *p, myr_stack *s)

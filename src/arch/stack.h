@@ -1,36 +1,74 @@
 /*
- * stack.h — ULT stacks: one mmap each, a PROT_NONE guard page below the
- * usable area, and the stack's own descriptor in its top bytes (no malloc).
+ * stack.h — ULT stacks, with the stack's own descriptor in its top 64 bytes
+ * (no malloc). Two kinds:
  *
- *   map                lo                                   desc
- *   | guard (no access) | usable: grows down from here <--- | myr_stack |
+ *   guarded   | guard (PROT_NONE) | usable: grows down from here <--- | desc |
+ *   canary    | canary | usable: grows down from here <-------------- | desc |
+ *
+ * A hit on a guard page is a SIGSEGV the runtime reports. But each guard
+ * splits its mapping, so a guarded stack costs two kernel mappings (VMAs),
+ * and vm.max_map_count (65,530 by default) would cap live ULTs at ~32,000.
+ * A canary stack costs no mapping of its own: its lowest 64 bytes hold a
+ * known pattern (MYR_STACK_CANARY), which the scheduler checks when the ULT
+ * switches out and when it ends. A damaged canary means the ULT ran below
+ * its stack, into the one below it.
  *
  * Pages are reserved, not committed: a ULT that touches 8 KiB of a 1 MiB
- * stack costs 8 KiB of RAM. Each stack is two kernel mappings (the guard
- * splits it), which is what bounds live stacks by vm.max_map_count / 2.
+ * stack costs 8 KiB of RAM.
+ *
+ * Chunks. A depot (below) makes new stacks by carving them, one at a time,
+ * from large mappings ("chunks", 64 MiB growing to 1 GiB), each starting with
+ * a PROT_NONE page. A guarded stack carved from a chunk gets its guard page
+ * with one mprotect (no mmap of its own; the split costs the same two
+ * VMAs). Canary stacks sit back to back, placed so that a stack's canary
+ * shares the page of the stack below it that holds that stack's descriptor
+ * and outermost frames: a canary costs no page of its own. A runaway
+ * recursion on a canary stack runs through the stacks below it and faults
+ * on the chunk's first page (or the nearest guard page below it), which is
+ * still reported.
+ *
+ * Which kind a depot carves is its myr_stack_guard mode: guard pages while
+ * its budget of guarded stacks lasts (the runtime derives it from
+ * vm.max_map_count), then canaries.
  *
  * A myr_stack_pool is a LIFO cache owned by one worker (no synchronisation):
  * a freed stack is reused while its pages are still warm. Pools trade
  * stacks in batches with one shared myr_stack_depot (a mutex, taken once per
  * batch), so a worker that frees many stacks another worker allocates does
- * not unmap and re-map them: mmap/munmap cost tens of microseconds each and
- * munmap shoots down TLBs on every core. Stacks are unmapped only when the
- * depot is drained (at finalize), so the resident memory of a run is that of
- * its peak number of live ULTs.
+ * not unmap and re-map them: mmap/munmap cost microseconds each and munmap
+ * shoots down TLBs on every core. Stacks and chunks are unmapped only when
+ * the depot is drained (at finalize), so the resident memory of a run is
+ * that of its peak number of live ULTs.
  */
 #ifndef MYR_ARCH_STACK_H
 #define MYR_ARCH_STACK_H
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct myr_stack {
-    void *lo;                /* lowest usable byte (just above the guard) */
-    size_t size;             /* bytes from lo to the end of the mapping;
+    void *lo;                /* lowest usable byte (just above the guard, or
+                                the first byte of the canary) */
+    size_t size;             /* bytes from lo to the end of the stack;
                                 this descriptor takes the top 64 of them */
-    size_t guard;            /* guard bytes below lo */
+    size_t guard;            /* guard bytes below lo; 0: a canary stack */
     struct myr_stack *next;  /* pool link */
+    void *floor;             /* the guard page an overflow of this stack
+                                faults on: lo - guard, or for a canary stack
+                                the nearest PROT_NONE page below it */
+    unsigned char chunked;   /* carved from a depot's chunk: unmapped with
+                                the chunk, never alone */
 } myr_stack;
+
+/* The canary pattern: zero, newline, carriage-return and 0xff bytes stop
+ * string copies, the rest is unlikely as data or as an address. */
+#define MYR_STACK_CANARY UINT64_C(0x4d5952ff0d0a00a5)
+#define MYR_STACK_CANARY_BYTES 64
+
+/* What a stack without a canary (guarded, or a thread's own) checks
+ * against: a word that always holds MYR_STACK_CANARY. */
+extern const uint64_t myr_stack_no_canary;
 
 size_t myr_page_size(void);
 
@@ -41,21 +79,88 @@ static inline void *myr_stack_top(const myr_stack *s)
     return (void *)s;
 }
 
+/* The canary word a descending overflow reaches first (the highest word of
+ * the canary), or &myr_stack_no_canary for a guarded stack: so the switch
+ * path checks every ULT with one load and one compare, no branch on the
+ * kind. */
+static inline const uint64_t *myr_stack_canary_word(const myr_stack *s)
+{
+    if (s->guard)
+        return &myr_stack_no_canary;
+    return (const uint64_t *)((const char *)s->lo + MYR_STACK_CANARY_BYTES) - 1;
+}
+
+/* Read a canary word. The sanitizer build must not instrument this read:
+ * the ULT's own (abandoned or overflowing) frames may have left the canary
+ * poisoned, and reporting that is our job. */
+#ifdef MYR_SANITIZE
+__attribute__((no_sanitize_address, noinline, unused))
+static uint64_t myr_stack_canary_load(const uint64_t *word)
+{
+    return *(const volatile uint64_t *)word;
+}
+#else
+static inline uint64_t myr_stack_canary_load(const uint64_t *word)
+{
+    return *word;
+}
+#endif
+
+/* Is the whole canary of `s` intact? (1 for a guarded stack.) */
+int myr_stack_canary_intact(const myr_stack *s);
+
 /* Round a requested stack size to what myr_stack_create will give. */
 size_t myr_stack_round(size_t usable);
 
-/* NULL with errno set (ENOMEM when out of memory or mappings). */
+/* A guarded stack in a mapping of its own (not counted by any depot).
+ * NULL with errno set (ENOMEM when out of memory or mappings). */
 myr_stack *myr_stack_create(size_t usable);
+/* Unmap a stack made by myr_stack_create. A stack carved from a chunk is
+ * left alone: it goes when its depot is drained. */
 void myr_stack_destroy(myr_stack *s);
+
+typedef enum myr_stack_guard {
+    MYR_STACK_GUARD_AUTO,    /* guard pages while the budget lasts, then
+                                canaries */
+    MYR_STACK_GUARD_ALWAYS,  /* guard pages only; no mapping left = NULL */
+    MYR_STACK_GUARD_NEVER,   /* canaries only */
+} myr_stack_guard;
+
+/* vm.max_map_count (65530 if it cannot be read). */
+long myr_stack_max_map_count(void);
+/* How many guarded stacks a process may have: their two mappings each may
+ * use half of max_map_count; the other half is left to the rest of the
+ * process (libraries, heap, chunks, the network layer). */
+size_t myr_stack_guard_budget(long max_map_count);
+
+typedef struct myr_stack_chunk myr_stack_chunk;
 
 typedef struct myr_stack_depot {
     pthread_mutex_t lock;
-    myr_stack *head;
+    myr_stack *head;         /* free stacks */
     size_t count;
+    /* Carving new stacks (under lock). */
+    myr_stack_guard mode;
+    size_t guarded_max;      /* AUTO: guarded stacks allowed */
+    size_t guarded;          /* stacks carved, by kind */
+    size_t canaried;
+    char *carve;             /* the unused end [carve, carve_end) */
+    char *carve_end;         /*   of the newest chunk */
+    char *last_guard;        /* the highest PROT_NONE page below carve */
+    size_t next_chunk;       /* bytes of the next chunk (grows) */
+    myr_stack_chunk *chunks; /* every chunk, for drain */
 } myr_stack_depot;
 
-void myr_stack_depot_init(myr_stack_depot *d);
-/* Unmap every stack in the depot. */
+/* guarded_max: for MYR_STACK_GUARD_AUTO, how many stacks get guard pages
+ * before canaries (myr_stack_guard_budget()). */
+void myr_stack_depot_init(myr_stack_depot *d, myr_stack_guard mode,
+                          size_t guarded_max);
+/* A new stack of `usable` (rounded) bytes, carved from a chunk, guarded or
+ * with a canary as the depot's mode says. NULL with errno set when no
+ * chunk can be mapped (or, ALWAYS, no guard page set). */
+myr_stack *myr_stack_depot_carve(myr_stack_depot *d, size_t usable);
+/* Unmap every stack in the depot, and every chunk (all stacks carved from
+ * them must be back in the depot). */
 void myr_stack_depot_drain(myr_stack_depot *d);
 
 typedef struct myr_stack_pool {
@@ -63,7 +168,8 @@ typedef struct myr_stack_pool {
     unsigned count;
     unsigned max;      /* beyond this, half the pool goes to the depot */
     size_t size;       /* usable size of the stacks this pool hands out */
-    myr_stack_depot *depot;  /* may be NULL: then excess stacks are unmapped */
+    myr_stack_depot *depot;  /* may be NULL: then the pool maps stacks with
+                                myr_stack_create and unmaps its excess */
 } myr_stack_pool;
 
 void myr_stack_pool_init(myr_stack_pool *p, size_t usable, unsigned max,
@@ -73,7 +179,7 @@ void myr_stack_pool_put(myr_stack_pool *p, myr_stack *s);
 /* Hand every stack of the pool to its depot (or unmap it without one). */
 void myr_stack_pool_drain(myr_stack_pool *p);
 
-/* Is `addr` inside the guard region of `s`? */
+/* Is `addr` inside the guard region of `s`? (Never for a canary stack.) */
 static inline int myr_stack_in_guard(const myr_stack *s, const void *addr)
 {
     const char *a = (const char *)addr, *lo = (const char *)s->lo;

@@ -12,9 +12,18 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "Workers are pinned one per core while there are cores to spare."},
     [MYR_ENV_STACK_SIZE] = {
         "MYR_STACK_SIZE", "1M",
-        "Usable stack of each ULT (MPI rank), e.g. `256k`, `8M`. A guard page "
-        "below each stack turns an overflow into a report naming the ULT. "
-        "Memory is reserved, not committed: only touched pages cost RAM."},
+        "Usable stack of each ULT (MPI rank), e.g. `256k`, `8M`. An overflow "
+        "is reported with the ULT's name (see `MYR_STACK_GUARD`). Memory is "
+        "reserved, not committed: only touched pages cost RAM."},
+    [MYR_ENV_STACK_GUARD] = {
+        "MYR_STACK_GUARD", "auto",
+        "How stack overflows are caught. `auto`: a guard page below each "
+        "stack while guarded stacks use at most half of "
+        "`vm.max_map_count` (two mappings each), then stacks carved from "
+        "large mappings with a canary, checked when the ULT switches out or "
+        "ends (no mapping of their own, so 10^6 live ULTs fit). `always`: "
+        "guard pages only; beyond ~`vm.max_map_count`/2 live ULTs Myriad "
+        "stops with an out-of-stacks error. `never`: canaries only."},
     [MYR_ENV_BIND] = {
         "MYR_BIND", "core",
         "`core`: pin each worker to its own core (hwloc, or "
@@ -27,6 +36,15 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "MYR_NRANKS", "1",
         "Number of MPI ranks the program starts (set by `mpiexec -n`; a "
         "program run on its own is a singleton)."},
+    [MYR_ENV_TAG_OUTPUT] = {
+        "MYR_TAG_OUTPUT", "0",
+        "`1`: prefix every line a rank writes to stdout or stderr with "
+        "`[rank] ` (set by `mpiexec -l`). Lines are never mixed; C stdio only "
+        "(not `write(2)` nor C++ streams)."},
+    [MYR_ENV_MPIEXEC_TIMEOUT] = {
+        "MPIEXEC_TIMEOUT", "0 (no limit)",
+        "Seconds after which `mpiexec` ends the job (exit status 124), "
+        "unless `-timeout` is given."},
 };
 
 const char *myr_env_get(myr_env_id id)

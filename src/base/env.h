@@ -14,9 +14,12 @@
 typedef enum myr_env_id {
     MYR_ENV_WORKERS,
     MYR_ENV_STACK_SIZE,
+    MYR_ENV_STACK_GUARD,
     MYR_ENV_BIND,
     MYR_ENV_SPIN_US,
     MYR_ENV_NRANKS,
+    MYR_ENV_TAG_OUTPUT,
+    MYR_ENV_MPIEXEC_TIMEOUT,
     MYR_ENV_COUNT_
 } myr_env_id;
 

@@ -11,7 +11,6 @@
 #ifndef MYR_CORE_CORE_H
 #define MYR_CORE_CORE_H
 
-#define MYR_BUILDING_LIBRARY 1
 #include <mpi.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -81,6 +80,13 @@ typedef enum myr_base_type {
 size_t myr_datatype_copy(void *dst, const void *src, int count,
                          MPI_Datatype type, size_t max_bytes);
 bool myr_datatype_valid(MPI_Datatype type);
+/* Basic elements (what MPI_Get_elements counts: a pair type such as
+ * MPI_DOUBLE_INT holds two) in `bytes` bytes of data of `type`; -1 when
+ * the bytes end inside a basic element. */
+MPI_Count myr_datatype_elements(MPI_Datatype type, MPI_Count bytes);
+/* Bytes of data in `elements` basic elements of `type` (the inverse);
+ * -1 if that does not fit in an MPI_Count. */
+MPI_Count myr_datatype_element_bytes(MPI_Datatype type, MPI_Count elements);
 
 struct myr_rank;
 
@@ -112,12 +118,13 @@ typedef struct myr_sleeper {
  * only then suspends, so no completion is missed (see wait.c). */
 typedef struct myr_waitcell {
     _Alignas(MYR_CACHE_LINE) _Atomic unsigned gen;
+    _Atomic int waiting;            /* ULTs inside myr_wait_until */
     _Atomic int nsleepers;
     myr_spinlock lock;
     myr_sleeper *sleepers;
 } myr_waitcell;
 
-typedef struct myr_envelope myr_envelope;
+typedef struct myr_mpi_message myr_envelope;
 
 /* The queues a receiving rank matches against (match.c). */
 typedef struct myr_match_queues {
@@ -178,7 +185,10 @@ myr_rank *myr_comm_peer(MPI_Comm comm, myr_rank *self, int rank);
 /* Block the calling ULT (of rank `r`) until done(arg) is true. done() is
  * re-evaluated after every completion notified to r. */
 void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg);
-/* Something r may wait for has completed: wake r's sleepers. */
+/* Something r may wait for has completed: wake r's sleepers. The
+ * completion must be published with a sequentially consistent store or
+ * read-modify-write before this call: the notifier skips everything when no
+ * ULT of r is waiting, which is only race-free with that ordering. */
 void myr_wait_notify(myr_rank *r);
 
 #endif

@@ -1,11 +1,19 @@
 /*
- * datatype.c — the predefined datatypes and copying typed data.
+ * datatype.c — the predefined datatypes, copying typed data, and counting
+ * the basic elements in received bytes.
  *
  * A predefined type is `size` bytes of data per element at a stride of
  * `extent` bytes. They differ only for the MINLOC/MAXLOC pair types, whose
- * C structs have padding: {double, int} holds 12 bytes of data in 16.
+ * C structs have padding: {double, int} holds 12 bytes of data in 16, and
+ * {short, int} holds 6 in 8, with the gap *between* its two members. A pair
+ * type is two basic elements: the value at offset 0 and the int at
+ * offsetof(struct, index); sizes, copies and element counts only ever look
+ * at these data bytes, never at padding. (MPI_2INT has no padding but is
+ * two basic elements all the same.)
+ *
  * Derived datatypes (the collectives/datatypes issue) will add a type map;
- * myr_datatype_copy is the one place that will learn to walk it.
+ * myr_datatype_copy and the element counts are the places that will learn
+ * to walk it.
  */
 #include "core/core.h"
 
@@ -15,7 +23,7 @@
 #include <wchar.h>
 
 #define PAIR(first) struct { first value; int index; }
-#define PAIR_DATA(first) (offsetof(PAIR(first), index) + sizeof(int))
+#define PAIR_DATA(first) (sizeof(first) + sizeof(int))
 
 struct myr_mpi_datatype myr_mpi_type_char = {MYR_MAGIC_TYPE, true, true, MYR_BT_CHAR, sizeof(char), sizeof(char), "MPI_CHAR"};
 struct myr_mpi_datatype myr_mpi_type_short = {MYR_MAGIC_TYPE, true, true, MYR_BT_SHORT, sizeof(short), sizeof(short), "MPI_SHORT"};
@@ -61,6 +69,35 @@ bool myr_datatype_valid(MPI_Datatype type)
     return type && type->magic == MYR_MAGIC_TYPE;
 }
 
+/* The layout of a pair type: its value's size and where its int is. */
+typedef struct pair_layout {
+    size_t first;       /* bytes of the value at offset 0 */
+    size_t second_at;   /* offset of the int */
+} pair_layout;
+
+#define PAIR_LAYOUT(first_type) \
+    ((pair_layout){sizeof(first_type), offsetof(PAIR(first_type), index)})
+
+static bool pair_layout_of(MPI_Datatype type, pair_layout *out)
+{
+    if (!type->predefined)
+        return false;
+    switch (type->base) {
+    case MYR_BT_FLOAT_INT: *out = PAIR_LAYOUT(float); return true;
+    case MYR_BT_DOUBLE_INT: *out = PAIR_LAYOUT(double); return true;
+    case MYR_BT_LONG_INT: *out = PAIR_LAYOUT(long); return true;
+    case MYR_BT_2INT: *out = PAIR_LAYOUT(int); return true;
+    case MYR_BT_SHORT_INT: *out = PAIR_LAYOUT(short); return true;
+    case MYR_BT_LONG_DOUBLE_INT: *out = PAIR_LAYOUT(long double); return true;
+    default: return false;
+    }
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
 size_t myr_datatype_copy(void *dst, const void *src, int count,
                          MPI_Datatype type, size_t max_bytes)
 {
@@ -72,19 +109,66 @@ size_t myr_datatype_copy(void *dst, const void *src, int count,
             memcpy(dst, src, want);
         return want;
     }
-    /* Padded pair types: element by element, data bytes only. */
     size_t done = 0;
     char *d = dst;
     const char *s = src;
-    while (done + type->size <= want) {
-        memcpy(d, s, type->size);
+    pair_layout pair;
+    if (!pair_layout_of(type, &pair)) {
+        /* Data then padding in each element: element by element. */
+        while (done < want) {
+            size_t n = min_size(type->size, want - done);
+            memcpy(d, s, n);
+            done += n;
+            d += type->extent;
+            s += type->extent;
+        }
+        return done;
+    }
+    /* Padded pair types: member by member, data bytes only; a truncated
+     * copy stops inside the member where the bytes run out. */
+    while (done < want) {
+        size_t n = min_size(pair.first, want - done);
+        memcpy(d, s, n);
+        done += n;
+        n = min_size(sizeof(int), want - done);
+        memcpy(d + pair.second_at, s + pair.second_at, n);
+        done += n;
         d += type->extent;
         s += type->extent;
-        done += type->size;
-    }
-    if (done < want) {  /* a truncated last element */
-        memcpy(d, s, want - done);
-        done = want;
     }
     return done;
+}
+
+MPI_Count myr_datatype_elements(MPI_Datatype type, MPI_Count bytes)
+{
+    pair_layout pair;
+    if (pair_layout_of(type, &pair)) {
+        MPI_Count whole = bytes / (MPI_Count)type->size;
+        MPI_Count rest = bytes % (MPI_Count)type->size;
+        if (rest == 0)
+            return 2 * whole;
+        if (rest == (MPI_Count)pair.first)
+            return 2 * whole + 1;
+        return -1;
+    }
+    if (type->size == 0)
+        return 0;
+    if (bytes % (MPI_Count)type->size != 0)
+        return -1;
+    return bytes / (MPI_Count)type->size;
+}
+
+MPI_Count myr_datatype_element_bytes(MPI_Datatype type, MPI_Count elements)
+{
+    const MPI_Count max = 0x7fffffffffffffffLL;
+    pair_layout pair;
+    if (pair_layout_of(type, &pair)) {
+        MPI_Count pairs = elements / 2;
+        if (pairs > (max - (MPI_Count)pair.first) / (MPI_Count)type->size)
+            return -1;
+        return pairs * (MPI_Count)type->size + (elements % 2) * (MPI_Count)pair.first;
+    }
+    if (type->size != 0 && elements > max / (MPI_Count)type->size)
+        return -1;
+    return elements * (MPI_Count)type->size;
 }

@@ -14,6 +14,12 @@
  * sleeper itself under the lock; notifiers resume sleepers while holding the
  * lock, so a resumed ULT cannot have left (or ended) during its resume.
  * Spurious wake-ups only make the waiter evaluate its condition again.
+ *
+ * `waiting` counts ULTs inside myr_wait_until. A waiter increments it before
+ * its first evaluation; a notifier, after publishing its completion, skips
+ * everything when it reads 0 (the usual case: a send completing while its
+ * rank computes). Both are sequentially consistent: a notifier that reads 0
+ * published before the waiter's increment, so the evaluation sees it.
  */
 #include "core/core.h"
 
@@ -36,6 +42,8 @@ void myr_spin_lock_slow(myr_spinlock *l)
 void myr_wait_notify(myr_rank *r)
 {
     myr_waitcell *c = &r->wait;
+    if (atomic_load(&c->waiting) == 0)
+        return;
     atomic_fetch_add(&c->gen, 1);
     if (atomic_load(&c->nsleepers) == 0)
         return;
@@ -49,10 +57,13 @@ void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg)
 {
     myr_waitcell *c = &r->wait;
     myr_sleeper me = {.ult = myr_ult_self(), .next = NULL};
+    atomic_fetch_add(&c->waiting, 1);
     for (;;) {
         unsigned gen = atomic_load(&c->gen);
-        if (done(arg))
+        if (done(arg)) {
+            atomic_fetch_sub(&c->waiting, 1);
             return;
+        }
         myr_spin_lock(&c->lock);
         me.next = c->sleepers;
         c->sleepers = &me;

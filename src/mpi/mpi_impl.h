@@ -25,6 +25,18 @@
 int myr_mpi_error(MPI_Comm comm, int errclass, const char *call,
                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* End the job (every rank of this OS process): flush stdio, print the line
+ * `fmt` to stderr and _exit with status code & 0xff, or 1 if that is 0. Of
+ * concurrent callers only the first prints; the others wait for the end. */
+_Noreturn void myr_mpi_die(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* At MPI_Finalize: detach the rank's user error handlers (they become
+ * MPI_ERRORS_ARE_FATAL, and are freed with their last reference); the
+ * predefined ones stay, so MPI_ERRORS_RETURN still covers calls made after
+ * MPI_Finalize. */
+void myr_errhandlers_finalize(myr_rank *self);
+
 /* The calling rank, after checking MPI is initialised and not finalized
  * (an error is raised and NULL returned otherwise; *err gets the code). */
 myr_rank *myr_mpi_enter(const char *call, int *err);

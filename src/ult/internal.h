@@ -42,6 +42,9 @@ struct myr_ult {
     myr_qnode qnode;                  /* link in an inbox */
     myr_fiber fiber;
     myr_stack *stack;                 /* NULL until first run (lazy) */
+    const uint64_t *canary;           /* checked at every switch-out: the
+                                         stack's canary word, or
+                                         &myr_stack_no_canary */
     struct myr_worker *worker;        /* running on, or home when not */
     _Atomic unsigned state;
     _Atomic(struct myr_ult *) joiner; /* see ult.c: the join protocol */
@@ -91,6 +94,8 @@ typedef struct myr_runtime {
     int nworkers;
     myr_worker *workers;
     size_t stack_size;
+    myr_stack_guard stack_guard;      /* MYR_STACK_GUARD */
+    long max_map_count;               /* vm.max_map_count at init */
     myr_stack_depot stack_depot;      /* stacks shared between workers' pools */
     long spin_ns;
     bool bind;
@@ -162,6 +167,18 @@ int myr_overflow_install(void);
 void myr_overflow_uninstall(void);
 int myr_overflow_thread_init(myr_worker *w);
 void myr_overflow_thread_fini(myr_worker *w);
+/* u's canary is damaged: report the overflow and abort. */
+_Noreturn void myr_overflow_canary(const myr_ult *u);
+
+/* The switch-out check (yield, suspend, migrate, exit): one load and one
+ * compare on a word of a cache line the switch touches anyway. It runs in
+ * the switch callback, on the next context's stack, so the report does not
+ * dig further into the damaged one. */
+static inline void myr_canary_check(const myr_ult *u)
+{
+    if (__builtin_expect(myr_stack_canary_load(u->canary) != MYR_STACK_CANARY, 0))
+        myr_overflow_canary(u);
+}
 
 /* topology.c */
 int myr_topology_cpu_count(void);

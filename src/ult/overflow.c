@@ -1,13 +1,21 @@
 /*
- * overflow.c — turn a hit on a ULT's guard page into a report.
+ * overflow.c — turn a stack overflow into a report: a hit on a guard page,
+ * or a damaged canary.
  *
  * Each worker has an alternate signal stack (the faulting stack is by
  * definition unusable). On SIGSEGV/SIGBUS the handler asks: is the fault
  * address in the guard page of the ULT this worker runs, or is that ULT's
  * stack pointer below its stack? If so it names the ULT, its stack size
- * and MYR_STACK_SIZE, and aborts. Any other fault goes to the handler that
- * was installed before ours (or the default action) by re-raising it.
- * Everything the handler calls is async-signal-safe.
+ * and MYR_STACK_SIZE, and aborts. A canary stack has no guard page of its
+ * own: its runaway overflow faults on the nearest guard page below (after
+ * running through the stacks in between), so for it the handler looks down
+ * to that page, and it also reports a fault of a ULT whose canary is
+ * damaged. Any other fault goes to the handler that was installed before
+ * ours (or the default action) by re-raising it. Everything the handler
+ * calls is async-signal-safe.
+ *
+ * The scheduler checks canaries when a ULT switches out or ends
+ * (myr_canary_check, internal.h) and calls myr_overflow_canary.
  */
 #include "ult/internal.h"
 
@@ -44,32 +52,89 @@ static void put_size(myr_diag_buf *b, size_t bytes)
     }
 }
 
+/* "stack overflow in MPI rank 7 (ULT 9) on worker 1" */
+static void put_who(myr_diag_buf *b, const myr_ult *u)
+{
+    myr_diag_str(b, "myriad: stack overflow in ");
+    if (u->name[0]) {
+        myr_diag_str(b, u->name);
+        myr_diag_str(b, " (ULT ");
+        myr_diag_ulong(b, u->id);
+        myr_diag_str(b, ")");
+    } else {
+        myr_diag_str(b, "ULT ");
+        myr_diag_ulong(b, u->id);
+    }
+    myr_diag_str(b, " on worker ");
+    myr_diag_ulong(b, (unsigned long)u->worker->index);
+}
+
+/* "65536-byte stack (64k)" */
+static void put_stack(myr_diag_buf *b, const myr_stack *s)
+{
+    myr_diag_ulong(b, s->size);
+    myr_diag_str(b, "-byte stack (");
+    put_size(b, s->size);
+    myr_diag_str(b, ")");
+}
+
+static void put_advice(myr_diag_buf *b, const myr_stack *s)
+{
+    myr_diag_str(b, "myriad: raise the stack size with the environment "
+                    "variable MYR_STACK_SIZE, e.g. MYR_STACK_SIZE=");
+    put_size(b, s->size * 4);
+    if (s->guard) {
+        myr_diag_str(b, "\n");
+        return;
+    }
+    if (myr_rt.stack_guard == MYR_STACK_GUARD_NEVER) {
+        myr_diag_str(b, ", or unset MYR_STACK_GUARD=never so that stacks get "
+                        "guard pages\n");
+        return;
+    }
+    myr_diag_str(b, ", or raise vm.max_map_count (");
+    myr_diag_ulong(b, (unsigned long)myr_rt.max_map_count);
+    myr_diag_str(b, " now: guard pages for ");
+    myr_diag_ulong(b, (unsigned long)myr_stack_guard_budget(myr_rt.max_map_count));
+    myr_diag_str(b, " live stacks, a quarter of it) so every stack gets a "
+                    "guard page\n");
+}
+
 static void report_overflow(const myr_ult *u, const void *addr)
 {
     myr_diag_buf b = {.len = 0};
-    myr_diag_str(&b, "myriad: stack overflow in ");
-    if (u->name[0]) {
-        myr_diag_str(&b, u->name);
-        myr_diag_str(&b, " (ULT ");
-        myr_diag_ulong(&b, u->id);
-        myr_diag_str(&b, ")");
-    } else {
-        myr_diag_str(&b, "ULT ");
-        myr_diag_ulong(&b, u->id);
-    }
-    myr_diag_str(&b, " on worker ");
-    myr_diag_ulong(&b, (unsigned long)u->worker->index);
+    put_who(&b, u);
     myr_diag_str(&b, ": access at ");
     myr_diag_hex(&b, (unsigned long)(uintptr_t)addr);
     myr_diag_str(&b, " is below its ");
-    myr_diag_ulong(&b, u->stack->size);
-    myr_diag_str(&b, "-byte stack (");
-    put_size(&b, u->stack->size);
-    myr_diag_str(&b, ").\nmyriad: raise the stack size with the environment "
-                     "variable MYR_STACK_SIZE, e.g. MYR_STACK_SIZE=");
-    put_size(&b, u->stack->size * 4);
-    myr_diag_str(&b, "\n");
+    put_stack(&b, u->stack);
+    if (!u->stack->guard)
+        myr_diag_str(&b, ", which has no guard page: the stacks below it may "
+                         "be corrupted");
+    myr_diag_str(&b, ".\n");
     myr_diag_flush(&b);
+    put_advice(&b, u->stack);
+    myr_diag_flush(&b);
+}
+
+static void report_canary(const myr_ult *u)
+{
+    myr_diag_buf b = {.len = 0};
+    put_who(&b, u);
+    myr_diag_str(&b, ": the lowest bytes of its ");
+    put_stack(&b, u->stack);
+    myr_diag_str(&b, " were overwritten, detected by canary; the stack below "
+                     "it may be corrupted.\n");
+    myr_diag_flush(&b);
+    put_advice(&b, u->stack);
+    myr_diag_flush(&b);
+}
+
+_Noreturn void myr_overflow_canary(const myr_ult *u)
+{
+    report_canary(u);
+    signal(SIGABRT, SIG_DFL);
+    abort();
 }
 
 static void on_fault(int sig, siginfo_t *si, void *uctx)
@@ -77,14 +142,18 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
     myr_worker *w = myr_worker_current();
     const myr_ult *u = w ? w->current : NULL;
     if (u && u->stack) {
-        uintptr_t lo = (uintptr_t)u->stack->lo;
-        uintptr_t sp = fault_sp(uctx);
-        if (myr_stack_in_guard(u->stack, si->si_addr) ||
-            (sp < lo && lo - sp < ((uintptr_t)64 << 20))) {
+        const myr_stack *s = u->stack;
+        uintptr_t lo = (uintptr_t)s->lo, floor = (uintptr_t)s->floor;
+        uintptr_t sp = fault_sp(uctx), addr = (uintptr_t)si->si_addr;
+        if (myr_stack_in_guard(s, si->si_addr) ||
+            (sp < lo && (lo - sp < ((uintptr_t)64 << 20) || sp >= floor)) ||
+            (!s->guard && addr < lo && addr >= floor)) {
             report_overflow(u, si->si_addr);
             signal(SIGABRT, SIG_DFL);
             abort();
         }
+        if (!myr_stack_canary_intact(s))
+            myr_overflow_canary(u);
     }
     /* Not ours: let the previous disposition handle it when the faulting
      * instruction runs again. */

@@ -130,6 +130,31 @@ static void ult_entry(void *arg)
     myr_sched_finish(u);
 }
 
+/* Say why no stack could be had, and stop. */
+static _Noreturn void out_of_stacks(myr_worker *w, myr_ult *u)
+{
+    char label[64], detail[600];
+    int err = errno;
+    if (myr_rt.stack_guard == MYR_STACK_GUARD_ALWAYS)
+        snprintf(detail, sizeof detail,
+                 "cannot map a %zu-byte stack for %s: %s. With "
+                 "MYR_STACK_GUARD=always each live ULT needs two memory "
+                 "mappings and the kernel allows vm.max_map_count (%ld) of "
+                 "them; raise it with `sysctl -w vm.max_map_count=N`, unset "
+                 "MYR_STACK_GUARD (stacks beyond the budget then get canaries "
+                 "instead of guard pages) or run fewer live ULTs",
+                 w->stacks.size, myr_ult_label(u, label), strerror(err),
+                 myr_rt.max_map_count);
+    else
+        snprintf(detail, sizeof detail,
+                 "cannot map a %zu-byte stack for %s: %s (out of memory, of "
+                 "address space, or of memory mappings: vm.max_map_count is "
+                 "%ld); lower MYR_STACK_SIZE or run fewer live ULTs",
+                 w->stacks.size, myr_ult_label(u, label), strerror(err),
+                 myr_rt.max_map_count);
+    myr_fatal("out of stacks", detail);
+}
+
 /* Give `u` a stack on its first run (stacks are bound lazily, so a ULT that
  * is spawned but not started costs only its descriptor). */
 static void bind_stack(myr_worker *w, myr_ult *u)
@@ -137,17 +162,10 @@ static void bind_stack(myr_worker *w, myr_ult *u)
     if (__builtin_expect(u->started, 1))
         return;
     myr_stack *s = myr_stack_pool_get(&w->stacks);
-    if (!s) {
-        char label[64], detail[400];
-        snprintf(detail, sizeof detail,
-                 "cannot map a %zu-byte stack for %s: %s. Each live ULT needs "
-                 "two memory mappings and the kernel allows vm.max_map_count "
-                 "of them (see /proc/sys/vm/max_map_count); raise it with "
-                 "`sysctl -w vm.max_map_count=N` or run fewer live ULTs",
-                 w->stacks.size, myr_ult_label(u, label), strerror(errno));
-        myr_fatal("out of stacks", detail);
-    }
+    if (!s)
+        out_of_stacks(w, u);
     u->stack = s;
+    u->canary = myr_stack_canary_word(s);
     u->fiber.stack_lo = s->lo;
     u->fiber.stack_size = s->size;
     myr_context_make(&u->fiber.ctx, s->lo,
@@ -194,9 +212,19 @@ static void drain_inbox(myr_worker *w)
         return;
     myr_inbox_status st;
     myr_qnode *n;
-    while ((n = myr_inbox_pop(&w->inbox, &st)))
+    bool moved = false;
+    while ((n = myr_inbox_pop(&w->inbox, &st))) {
         push_local(w, ult_of_qnode(n));
+        moved = true;
+    }
     myr_inbox_unlock(&w->inbox);
+    /* Work that was only stealable while this worker was busy (its inbox
+     * is left to it while it looks for work) now sits in its deque: a
+     * sleeper must learn of it, or it stays there for as long as this
+     * worker runs one ULT — forever, if that ULT blocks in the kernel
+     * waiting for one of them. */
+    if (moved)
+        myr_sched_notify_idle();
 }
 
 /* The next ready ULT of w's own queues, or NULL. Owner only. */
@@ -271,6 +299,8 @@ void myr_sched_wake_all(void)
 /* New work sits in a deque: if some worker sleeps, wake one to steal it. */
 void myr_sched_notify_idle(void)
 {
+    if (myr_rt.nworkers == 1)
+        return;  /* nobody to wake */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&myr_rt.n_sleeping, memory_order_relaxed) == 0)
         return;
@@ -342,6 +372,9 @@ static myr_ult *find_work(myr_worker *w)
         spin_until = now_ns() + myr_rt.spin_ns;
     }
     atomic_store_explicit(&w->looking, 0, memory_order_relaxed);
+    /* More ready work than the one ULT we take: let a sleeper steal it. */
+    if (u && myr_deque_size_hint(&w->deque) > 0)
+        myr_sched_notify_idle();
     return u;
 }
 
@@ -362,6 +395,7 @@ void myr_sched_loop(myr_worker *w)
 static void cb_requeue(void *arg)
 {
     myr_ult *u = arg;
+    myr_canary_check(u);
     push_local(u->worker, u);
 }
 
@@ -379,6 +413,7 @@ void myr_ult_yield(void)
 static void cb_suspend(void *arg)
 {
     myr_ult *u = arg;
+    myr_canary_check(u);
     unsigned expected = ULT_RUNNABLE;
     if (atomic_compare_exchange_strong(&u->state, &expected, ULT_SUSPENDED))
         return;
@@ -430,6 +465,7 @@ int myr_ult_resume(myr_ult *u)
 static void cb_migrate(void *arg)
 {
     myr_ult *u = arg;
+    myr_canary_check(u);
     myr_worker *target = u->migrate_to;
     u->worker = target;
     myr_inbox_push(&target->inbox, &u->qnode);
@@ -453,6 +489,10 @@ static void cb_exit(void *arg)
 {
     myr_ult *u = arg;
     myr_worker *w = u->worker;  /* the worker this callback runs on */
+    /* All of the canary: the stack goes back to a pool, and its next ULT
+     * must not inherit an overflow nobody reported. */
+    if (!myr_stack_canary_intact(u->stack))
+        myr_overflow_canary(u);
     myr_stack_pool_put(&w->stacks, u->stack);
     u->stack = NULL;
     myr_ult_release_done(w, u);

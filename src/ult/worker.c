@@ -140,6 +140,20 @@ static int read_config(const myr_config_t *cfg)
     }
     myr_rt.stack_size = myr_stack_round(size);
 
+    myr_rt.stack_guard = MYR_STACK_GUARD_AUTO;
+    if ((v = myr_env_get(MYR_ENV_STACK_GUARD))) {
+        if (strcmp(v, "always") == 0) {
+            myr_rt.stack_guard = MYR_STACK_GUARD_ALWAYS;
+        } else if (strcmp(v, "never") == 0) {
+            myr_rt.stack_guard = MYR_STACK_GUARD_NEVER;
+        } else if (strcmp(v, "auto") != 0) {
+            fprintf(stderr, "myriad: MYR_STACK_GUARD=%s is not `auto`, "
+                            "`always` or `never`\n", v);
+            return MYR_ERR_ARG;
+        }
+    }
+    myr_rt.max_map_count = myr_stack_max_map_count();
+
     myr_rt.bind = true;
     if (cfg && cfg->bind) {
         myr_rt.bind = cfg->bind > 0;
@@ -177,7 +191,8 @@ int myr_init_config(const myr_config_t *cfg)
     if (err)
         return err;
     int n = myr_rt.nworkers;
-    myr_stack_depot_init(&myr_rt.stack_depot);
+    myr_stack_depot_init(&myr_rt.stack_depot, myr_rt.stack_guard,
+                         myr_stack_guard_budget(myr_rt.max_map_count));
     myr_rt.workers = aligned_alloc(MYR_CACHE_LINE,
                                    (size_t)n * sizeof(myr_worker));
     myr_ult *main_ult = aligned_alloc(64, (sizeof *main_ult + 63) & ~(size_t)63);
@@ -193,6 +208,7 @@ int myr_init_config(const myr_config_t *cfg)
     memset(main_ult, 0, sizeof *main_ult);
     main_ult->is_main = true;
     main_ult->started = true;
+    main_ult->canary = &myr_stack_no_canary;  /* runs on the thread's stack */
     main_ult->worker = w0;
     atomic_init(&main_ult->state, ULT_RUNNABLE);
     fiber_bounds_of_thread(&main_ult->fiber);

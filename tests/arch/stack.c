@@ -1,5 +1,5 @@
-/* stack.c — guarded ULT stacks, the per-worker stack pools and the depot
- * they share.
+/* stack.c — guarded and canary ULT stacks, the chunks a depot carves them
+ * from, the per-worker stack pools and the depot they share.
  * Usage: stack CASE. */
 #include <errno.h>
 #include <signal.h>
@@ -230,7 +230,7 @@ static void pool_without_depot_unmaps_stacks_beyond_its_max(void)
 static void pool_unmaps_stacks_of_another_size(void)
 {
     myr_stack_depot d;
-    myr_stack_depot_init(&d);
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_ALWAYS, 0);
     myr_stack_pool p;
     myr_stack_pool_init(&p, 0, 2, &d);
     myr_stack *big = myr_stack_create(p.size * 2);
@@ -265,7 +265,7 @@ static void pool_drain_without_depot_unmaps_every_stack(void)
 static void pool_beyond_max_moves_stacks_to_depot(void)
 {
     myr_stack_depot d;
-    myr_stack_depot_init(&d);
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_ALWAYS, 0);
     myr_stack_pool p;
     myr_stack_pool_init(&p, 0, 4, &d);
     myr_stack *s[MANY];
@@ -292,7 +292,7 @@ static void pool_beyond_max_moves_stacks_to_depot(void)
 static void empty_pool_refills_from_depot(void)
 {
     myr_stack_depot d;
-    myr_stack_depot_init(&d);
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_ALWAYS, 0);
     myr_stack_pool freeing, allocating;
     myr_stack_pool_init(&freeing, 0, 4, &d);
     myr_stack_pool_init(&allocating, 0, 4, &d);
@@ -312,7 +312,234 @@ static void empty_pool_refills_from_depot(void)
     }
     CHECK(d.count == 0 && allocating.count == 0);
     for (int i = 0; i < MANY; i++)
-        myr_stack_destroy(s[i]);
+        myr_stack_pool_put(&allocating, s[i]);
+    myr_stack_pool_drain(&allocating);
+    myr_stack_depot_drain(&d);
+}
+
+/* ---- chunks: guarded and canary stacks carved by a depot -------------- */
+
+/* Lines of /proc/self/maps: the process's memory mappings (VMAs). */
+static long mapping_count(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    CHECK(f != NULL);
+    long n = 0;
+    int c;
+    while ((c = getc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+/* In a child process: write one byte at addr. Did that kill it with
+ * SIGSEGV? */
+static int write_faults(void *addr)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);
+        signal(SIGSEGV, SIG_DFL);  /* a sanitizer's handler would exit */
+        *(volatile char *)addr = 1;
+        _exit(0);
+    }
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
+}
+
+enum { CARVED = 5 };
+
+/* NEVER: stacks come back to back from one chunk, without guard pages, each
+ * with its canary in its lowest 64 bytes; a stack's canary sits in the page
+ * that holds the descriptor of the stack below it, so it costs no page of
+ * its own. */
+static void never_carves_canary_stacks_back_to_back(void)
+{
+    size_t page = myr_page_size();
+    myr_stack_depot d;
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_NEVER, 0);
+    myr_stack *s[CARVED];
+    for (int i = 0; i < CARVED; i++) {
+        CHECK((s[i] = myr_stack_depot_carve(&d, 5 * page)) != NULL);
+        CHECK(s[i]->size == 5 * page);
+        CHECK(s[i]->guard == 0 && s[i]->chunked);
+        CHECK((uintptr_t)s[i]->lo % page == page - MYR_STACK_CANARY_BYTES);
+        CHECK((char *)myr_stack_top(s[i]) == (char *)s[i]->lo + s[i]->size - 64);
+        CHECK(myr_stack_canary_intact(s[i]));
+        CHECK(myr_stack_canary_word(s[i]) ==
+              (const uint64_t *)((char *)s[i]->lo + MYR_STACK_CANARY_BYTES) - 1);
+        CHECK(*myr_stack_canary_word(s[i]) == MYR_STACK_CANARY);
+        if (i > 0) {
+            CHECK(s[i]->lo == (char *)s[i - 1]->lo + s[i - 1]->size);
+            CHECK((uintptr_t)s[i]->lo / page ==
+                  (uintptr_t)myr_stack_top(s[i - 1]) / page);
+            CHECK(s[i]->floor == s[0]->floor);
+        }
+    }
+    CHECK(d.canaried == CARVED && d.guarded == 0);
+    /* Using a whole stack, descriptor excepted, leaves the neighbours'
+     * canaries and descriptors alone. */
+    memset(s[2]->lo, 0x5a, s[2]->size - 64);
+    CHECK(myr_stack_canary_intact(s[3]));
+    CHECK(s[1]->size == 5 * page && s[3]->size == 5 * page);
+    myr_stack_depot_drain(&d);
+}
+
+/* Any write into the canary is seen by the full check; the word the switch
+ * path checks is the canary's highest, the first a descending overflow
+ * reaches. */
+static void canary_detects_writes_into_it(void)
+{
+    myr_stack_depot d;
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_NEVER, 0);
+    for (int at = 0; at < MYR_STACK_CANARY_BYTES; at += 7) {
+        myr_stack *s = myr_stack_depot_carve(&d, 0);
+        CHECK(s != NULL && myr_stack_canary_intact(s));
+        ((volatile char *)s->lo)[at] ^= 1;
+        CHECK(!myr_stack_canary_intact(s));
+    }
+    myr_stack *s = myr_stack_depot_carve(&d, 0);
+    CHECK(s != NULL);
+    ((volatile char *)s->lo)[MYR_STACK_CANARY_BYTES - 1] = 0;
+    CHECK(*myr_stack_canary_word(s) != MYR_STACK_CANARY);
+    myr_stack_depot_drain(&d);
+}
+
+/* A guarded stack has no canary: the switch path reads a word that always
+ * holds the pattern. */
+static void guarded_stack_checks_a_constant_canary(void)
+{
+    myr_stack *s = myr_stack_create(0);
+    CHECK(s != NULL && s->guard > 0 && !s->chunked);
+    CHECK(myr_stack_canary_word(s) == &myr_stack_no_canary);
+    CHECK(myr_stack_no_canary == MYR_STACK_CANARY);
+    CHECK(myr_stack_canary_intact(s));
+    myr_stack_destroy(s);
+}
+
+/* A runaway overflow of a canary stack runs through the stacks below it
+ * and faults on the chunk's first page: its floor. */
+static void canary_stack_floor_faults(void)
+{
+    myr_stack_depot d;
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_NEVER, 0);
+    myr_stack *a = myr_stack_depot_carve(&d, 0);
+    myr_stack *b = myr_stack_depot_carve(&d, 0);
+    CHECK(a && b);
+    CHECK((char *)b->floor < (char *)a->lo);
+    CHECK((uintptr_t)b->floor % myr_page_size() == 0);
+    CHECK(write_faults(b->floor));
+    CHECK(!write_faults((char *)a->lo - 1));  /* a canary stack, no guard */
+    myr_stack_depot_drain(&d);
+}
+
+/* ALWAYS: every carved stack has a guard page right below it, set with one
+ * mprotect in the chunk (the first reuses the chunk's first page). */
+static void always_carves_guarded_stacks(void)
+{
+    size_t page = myr_page_size();
+    myr_stack_depot d;
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_ALWAYS, 0);
+    myr_stack *s[CARVED];
+    for (int i = 0; i < CARVED; i++) {
+        CHECK((s[i] = myr_stack_depot_carve(&d, 0)) != NULL);
+        CHECK(s[i]->guard == page && s[i]->chunked);
+        CHECK((uintptr_t)s[i]->lo % page == 0);
+        CHECK(s[i]->floor == (char *)s[i]->lo - page);
+        CHECK(myr_stack_canary_word(s[i]) == &myr_stack_no_canary);
+        CHECK(write_faults((char *)s[i]->lo - 1));
+        CHECK(write_faults((char *)s[i]->lo - page));
+        memset(s[i]->lo, 1, s[i]->size - 64);
+    }
+    CHECK(d.guarded == CARVED && d.canaried == 0);
+    myr_stack_depot_drain(&d);
+}
+
+/* AUTO: guard pages for the first guarded_max stacks, canaries after. */
+static void auto_switches_to_canaries_beyond_its_budget(void)
+{
+    myr_stack_depot d;
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_AUTO, 2);
+    for (int i = 0; i < CARVED; i++) {
+        myr_stack *s = myr_stack_depot_carve(&d, 0);
+        CHECK(s != NULL);
+        CHECK((s->guard > 0) == (i < 2));
+        CHECK(myr_stack_canary_intact(s));
+        if (i == 2)  /* the first canary stack sits above a guarded one */
+            CHECK(write_faults(s->floor));
+    }
+    CHECK(d.guarded == 2 && d.canaried == CARVED - 2);
+    myr_stack_depot_drain(&d);
+}
+
+/* A guarded stack costs two mappings (its guard splits the chunk); a
+ * canary stack costs none: 2,000 of them fit in a few chunks. */
+static void canary_stacks_cost_no_mapping_each(void)
+{
+    enum { N = 2000 };
+    myr_stack_depot d;
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_NEVER, 0);
+    long before = mapping_count();
+    for (int i = 0; i < N; i++)
+        CHECK(myr_stack_depot_carve(&d, 64 * 1024) != NULL);
+    CHECK(mapping_count() - before <= 8);
+    myr_stack_depot_drain(&d);
+    CHECK(mapping_count() <= before);
+
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_ALWAYS, 0);
+    before = mapping_count();
+    for (int i = 0; i < 100; i++)
+        CHECK(myr_stack_depot_carve(&d, 64 * 1024) != NULL);
+    long added = mapping_count() - before;
+    CHECK(added >= 2 * 100 - 2 && added <= 2 * 100 + 8);
+    myr_stack_depot_drain(&d);
+}
+
+/* Chunks grow, so few are mapped for many stacks; a stack larger than the
+ * next chunk gets a chunk of its own size. Draining unmaps them all. */
+static void depot_drain_unmaps_every_chunk(void)
+{
+    myr_stack_depot d;
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_NEVER, 0);
+    enum { N = 300 };
+    static char *los[N];
+    for (int i = 0; i < N; i++) {
+        myr_stack *s = myr_stack_depot_carve(&d, 1 << 20);
+        CHECK(s != NULL);
+        los[i] = s->lo;
+        ((volatile char *)s->lo)[MYR_STACK_CANARY_BYTES] = 1;
+    }
+    myr_stack *huge = myr_stack_depot_carve(&d, (size_t)3 << 30);
+    CHECK(huge != NULL && huge->size == (size_t)3 << 30);
+    CHECK(myr_stack_canary_intact(huge));
+    CHECK(count_mapped(los, N) == N);
+    myr_stack_depot_drain(&d);
+    CHECK(count_mapped(los, N) == 0);
+    CHECK(d.chunks == NULL && d.carve == NULL);
+}
+
+/* A depot's pools hand out carved stacks, which destroy leaves alone (they
+ * go with their chunk). */
+static void pool_with_depot_carves_new_stacks(void)
+{
+    myr_stack_depot d;
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_NEVER, 0);
+    myr_stack_pool p;
+    myr_stack_pool_init(&p, 0, 4, &d);
+    myr_stack *s = myr_stack_pool_get(&p);
+    CHECK(s != NULL && s->chunked && s->guard == 0);
+    CHECK(d.canaried == 1);
+    myr_stack_destroy(s);
+    CHECK(page_is_mapped(s->lo) && myr_stack_canary_intact(s));
+    myr_stack_pool_put(&p, s);
+    CHECK(myr_stack_pool_get(&p) == s);
+    myr_stack_pool_put(&p, s);
+    myr_stack_pool_drain(&p);
+    myr_stack_depot_drain(&d);
 }
 
 int main(int argc, char **argv)
@@ -340,6 +567,19 @@ int main(int argc, char **argv)
         {"pool_beyond_max_moves_stacks_to_depot",
          pool_beyond_max_moves_stacks_to_depot},
         {"empty_pool_refills_from_depot", empty_pool_refills_from_depot},
+        {"never_carves_canary_stacks_back_to_back",
+         never_carves_canary_stacks_back_to_back},
+        {"canary_detects_writes_into_it", canary_detects_writes_into_it},
+        {"guarded_stack_checks_a_constant_canary",
+         guarded_stack_checks_a_constant_canary},
+        {"canary_stack_floor_faults", canary_stack_floor_faults},
+        {"always_carves_guarded_stacks", always_carves_guarded_stacks},
+        {"auto_switches_to_canaries_beyond_its_budget",
+         auto_switches_to_canaries_beyond_its_budget},
+        {"canary_stacks_cost_no_mapping_each",
+         canary_stacks_cost_no_mapping_each},
+        {"depot_drain_unmaps_every_chunk", depot_drain_unmaps_every_chunk},
+        {"pool_with_depot_carves_new_stacks", pool_with_depot_carves_new_stacks},
     };
     return RUN_TEST_CASES(argc, argv, cases);
 }

@@ -90,7 +90,8 @@ static void bad_environment_is_refused(void)
 {
     const char *bad[][2] = {{"MYR_WORKERS", "0"},       {"MYR_WORKERS", "two"},
                             {"MYR_STACK_SIZE", "12q"},  {"MYR_STACK_SIZE", "1k"},
-                            {"MYR_BIND", "sideways"},   {"MYR_SPIN_US", "-5"}};
+                            {"MYR_BIND", "sideways"},   {"MYR_SPIN_US", "-5"},
+                            {"MYR_STACK_GUARD", "sometimes"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setenv(bad[i][0], bad[i][1], 1);
         CHECK(myr_init() == MYR_ERR_ARG);
@@ -103,6 +104,13 @@ static void bad_environment_is_refused(void)
     CHECK(myr_stack_size() == 256 * 1024);
     CHECK(myr_worker_count() == 3);
     CHECK_OK(myr_finalize());
+    const char *guard[] = {"auto", "always", "never"};
+    for (size_t i = 0; i < sizeof guard / sizeof guard[0]; i++) {
+        setenv("MYR_STACK_GUARD", guard[i], 1);
+        CHECK_OK(myr_init());
+        CHECK_OK(myr_finalize());
+    }
+    unsetenv("MYR_STACK_GUARD");
 }
 
 /* Every error code has a message. */

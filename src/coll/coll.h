@@ -1,0 +1,57 @@
+/*
+ * coll.h — collective operations among the ranks of a communicator, and the
+ * predefined reduction operations they apply.
+ *
+ * The MPI layer validates arguments, then calls these. They return
+ * MPI_SUCCESS or an MPI error class; on error *why points at a message that
+ * names what went wrong (it stays valid until this rank's next collective
+ * call on the communicator).
+ *
+ * Today every rank of a communicator lives in this OS process, so the
+ * algorithms are shared-memory ones (coll.c); the inter-process level of the
+ * hierarchy will sit behind the same functions.
+ */
+#ifndef MYR_COLL_COLL_H
+#define MYR_COLL_COLL_H
+
+#include "core/core.h"
+
+/* ---- reduction operations (op.c) -------------------------------------- */
+
+typedef enum myr_op_kind {
+    MYR_OP_MAX, MYR_OP_MIN, MYR_OP_SUM, MYR_OP_PROD,
+} myr_op_kind;
+
+struct myr_mpi_op {
+    unsigned magic;
+    myr_op_kind kind;
+    const char *name;   /* "MPI_SUM" */
+};
+
+bool myr_op_valid(MPI_Op op);
+/* Whether MPI defines `op` on elements of `type` (MPI 3.1, 5.9.2: MIN and
+ * MAX on integers and reals, SUM and PROD also on complex numbers). */
+bool myr_op_defined_for(MPI_Op op, MPI_Datatype type);
+/* inout[i] = inout[i] op in[i] for i < count. Requires
+ * myr_op_defined_for(op, type). Keeping the accumulator on the left makes
+ * a rank-ordered fold evaluate ((x0 op x1) op x2) ... exactly. */
+void myr_op_reduce(MPI_Op op, MPI_Datatype type, size_t count,
+                   const void *in, void *inout);
+
+/* ---- collectives (coll.c) ---------------------------------------------- */
+
+/* Every rank of `comm` calls the same collectives in the same order; `self`
+ * is the calling rank. Arguments are already valid (the MPI layer checked
+ * them); what only the ranks together can see (a rank calling a different
+ * collective, a different root, count or op) is reported here. */
+int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
+    __attribute__((warn_unused_result));
+int myr_coll_bcast(MPI_Comm comm, myr_rank *self, void *buf, int count,
+                   MPI_Datatype type, int root, const char **why)
+    __attribute__((warn_unused_result));
+/* `in` is the rank's contribution (recvbuf itself for MPI_IN_PLACE). */
+int myr_coll_allreduce(MPI_Comm comm, myr_rank *self, const void *in,
+                       void *out, int count, MPI_Datatype type, MPI_Op op,
+                       const char **why) __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,468 @@
+/*
+ * p2p.c — the matching engine and the one-copy protocol (see p2p.h).
+ *
+ * Invariants:
+ *   - A receive request is in its owner's posted queue, or being delivered
+ *     by exactly one sender (who unlinked it under the lock), or complete.
+ *   - An envelope is in its receiver's unexpected queue, or owned by exactly
+ *     one receiver (who unlinked it, or took it with Mprobe), or freed.
+ *   - The copy of the data happens outside the lock, by whoever unlinked the
+ *     other side. A large send's buffer stays valid because its request is
+ *     not complete until that copy is done.
+ *   - `sreq->env` (the send's envelope) is written and cleared under the
+ *     receiver's lock, so MPI_Cancel of a send races safely with matching.
+ */
+#include "core/p2p.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- requests -------------------------------------------------------- */
+
+void myr_request_init(struct myr_mpi_request *r, myr_rank *owner, myr_req_kind kind)
+{
+    memset(r, 0, sizeof *r);
+    r->magic = MYR_MAGIC_REQUEST;
+    r->kind = (unsigned char)kind;
+    r->owner = owner;
+    atomic_init(&r->state, 0);
+}
+
+struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind)
+{
+    struct myr_mpi_request *r = malloc(sizeof *r);
+    if (r) {
+        myr_request_init(r, owner, kind);
+        r->heap = true;
+    }
+    return r;
+}
+
+void myr_request_release(struct myr_mpi_request *r)
+{
+    r->magic = MYR_MAGIC_DEAD;
+    if (r->heap)
+        free(r);
+}
+
+bool myr_request_valid(MPI_Request r)
+{
+    return r && r->magic == MYR_MAGIC_REQUEST;
+}
+
+void myr_request_complete(struct myr_mpi_request *r)
+{
+    myr_rank *owner = r->owner;  /* read before r may be freed */
+    myr_ult_t *waiter = atomic_exchange(&r->waiter, MYR_WAITER_CLAIMED);
+    if (waiter && waiter != MYR_WAITER_CLAIMED)
+        myr_ult_resume(waiter);
+    int old = atomic_fetch_or(&r->state, MYR_REQ_COMPLETE);
+    if (old & MYR_REQ_FREED)
+        myr_request_release(r);  /* MPI_Request_free came first: ours now */
+    myr_wait_notify(owner);
+}
+
+static bool request_done_cb(void *arg)
+{
+    return myr_request_done(arg);
+}
+
+void myr_request_wait(myr_rank *self, struct myr_mpi_request *r)
+{
+    if (myr_request_done(r))
+        return;
+    myr_ult_t *expected = NULL;
+    if (atomic_compare_exchange_strong(&r->waiter, &expected, myr_ult_self()) ||
+        expected == MYR_WAITER_CLAIMED) {
+        while (!myr_request_done(r)) {
+            if (atomic_load(&r->waiter) == MYR_WAITER_CLAIMED)
+                myr_ult_yield();  /* the completer is between its two steps */
+            else
+                myr_ult_suspend();
+        }
+        return;
+    }
+    /* Another ULT of this rank waits on it already (MPI_THREAD_MULTIPLE). */
+    myr_wait_until(self, request_done_cb, r);
+}
+
+/* Completion by the request's own blocking call: nobody else can be
+ * waiting for it, so a plain store is enough. */
+static void complete_own(struct myr_mpi_request *r)
+{
+    if (r->solo)
+        atomic_store_explicit(&r->state, MYR_REQ_COMPLETE, memory_order_relaxed);
+    else
+        myr_request_complete(r);
+}
+
+void myr_status_empty(MPI_Status *s)
+{
+    s->MPI_SOURCE = MPI_ANY_SOURCE;
+    s->MPI_TAG = MPI_ANY_TAG;
+    s->MPI_ERROR = MPI_SUCCESS;
+    s->myr_cancelled = 0;
+    s->myr_bytes = 0;
+}
+
+/* ---- copying ---------------------------------------------------------- */
+
+static bool contiguous(MPI_Datatype t)
+{
+    return (ptrdiff_t)t->size == t->extent;
+}
+
+/* Copy `bytes` of data from (src, stype) to (dst, dtype). Same type or
+ * contiguous on both sides: one memcpy-like pass. Otherwise the data goes
+ * through a bounce buffer (only padded pair types against other types). */
+static void copy_data(void *dst, MPI_Datatype dtype, const void *src,
+                      MPI_Datatype stype, int scount, size_t bytes)
+{
+    if (bytes == 0)
+        return;
+    if (contiguous(stype) && contiguous(dtype)) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    if (stype == dtype) {
+        myr_datatype_copy(dst, src, scount, stype, bytes);
+        return;
+    }
+    char *packed = malloc(bytes);
+    if (!packed)
+        abort();
+    size_t done = 0;
+    for (const char *s = src; done < bytes; s += stype->extent) {
+        size_t n = bytes - done < stype->size ? bytes - done : stype->size;
+        memcpy(packed + done, s, n);
+        done += n;
+    }
+    done = 0;
+    for (char *d = dst; done < bytes; d += dtype->extent) {
+        size_t n = bytes - done < dtype->size ? bytes - done : dtype->size;
+        memcpy(d, packed + done, n);
+        done += n;
+    }
+    free(packed);
+}
+
+/* Deliver envelope data into receive request `rr`, complete it. */
+static void fill_and_complete_recv(struct myr_mpi_request *rr, int source, int tag,
+                                   const void *data, MPI_Datatype stype, int scount,
+                                   size_t bytes, bool own)
+{
+    size_t capacity = (size_t)rr->count * rr->type->size;
+    size_t n = bytes <= capacity ? bytes : capacity;
+    copy_data(rr->rbuf, rr->type, data, stype, scount, n);
+    rr->status.MPI_SOURCE = source;
+    rr->status.MPI_TAG = tag;
+    rr->status.MPI_ERROR = bytes > capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    rr->status.myr_cancelled = 0;
+    rr->status.myr_bytes = (MPI_Count)n;
+    if (own)
+        complete_own(rr);
+    else
+        myr_request_complete(rr);
+}
+
+static void release_bsend(myr_envelope *e)
+{
+    if (e->bsend_owner) {
+        atomic_fetch_sub(&e->bsend_owner->bsend.used, e->bsend_bytes);
+        myr_wait_notify(e->bsend_owner);  /* MPI_Buffer_detach may wait */
+    }
+}
+
+/* Receiver side: `e` was unlinked by us; copy and finish both sides. */
+static void take_envelope(struct myr_mpi_request *rr, myr_envelope *e)
+{
+    fill_and_complete_recv(rr, e->source, e->tag, e->data, e->type, e->count,
+                           e->bytes, true);
+    if (e->sreq) {
+        e->sreq->status.MPI_ERROR = MPI_SUCCESS;
+        myr_request_complete(e->sreq);
+    }
+    release_bsend(e);
+    free(e->eager);
+    e->magic = MYR_MAGIC_DEAD;
+    free(e);
+}
+
+/* ---- queues (caller holds the receiver's lock) ----------------------- */
+
+static inline bool matches(unsigned ctx, int src, int tag, unsigned want_ctx,
+                           int want_src, int want_tag)
+{
+    return ctx == want_ctx && (want_src == MPI_ANY_SOURCE || want_src == src) &&
+           (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
+static struct myr_mpi_request *posted_find(myr_match_queues *q, unsigned ctx,
+                                           int src, int tag)
+{
+    for (struct myr_mpi_request *r = q->posted_head; r; r = r->next)
+        if (matches(ctx, src, tag, r->comm->context_id, r->peer, r->tag))
+            return r;
+    return NULL;
+}
+
+static void posted_unlink(myr_match_queues *q, struct myr_mpi_request *r)
+{
+    if (r->prev) r->prev->next = r->next; else q->posted_head = r->next;
+    if (r->next) r->next->prev = r->prev; else q->posted_tail = r->prev;
+    r->next = r->prev = NULL;
+}
+
+static void posted_append(myr_match_queues *q, struct myr_mpi_request *r)
+{
+    r->next = NULL;
+    r->prev = q->posted_tail;
+    if (q->posted_tail) q->posted_tail->next = r; else q->posted_head = r;
+    q->posted_tail = r;
+}
+
+static myr_envelope *unexpected_find(myr_match_queues *q, unsigned ctx, int src, int tag)
+{
+    for (myr_envelope *e = q->unexpected_head; e; e = e->next)
+        if (matches(e->context_id, e->source, e->tag, ctx, src, tag))
+            return e;
+    return NULL;
+}
+
+static void unexpected_unlink(myr_match_queues *q, myr_envelope *e)
+{
+    if (e->prev) e->prev->next = e->next; else q->unexpected_head = e->next;
+    if (e->next) e->next->prev = e->prev; else q->unexpected_tail = e->prev;
+    e->next = e->prev = NULL;
+    if (e->sreq)
+        e->sreq->env = NULL;  /* no longer cancellable */
+}
+
+static void unexpected_append(myr_match_queues *q, myr_envelope *e)
+{
+    e->next = NULL;
+    e->prev = q->unexpected_tail;
+    if (q->unexpected_tail) q->unexpected_tail->next = e; else q->unexpected_head = e;
+    q->unexpected_tail = e;
+}
+
+/* ---- send -------------------------------------------------------------- */
+
+int myr_p2p_start_send(struct myr_mpi_request *s)
+{
+    atomic_store_explicit(&s->state, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->waiter, NULL, memory_order_relaxed);
+    s->env = NULL;
+    if (s->peer == MPI_PROC_NULL) {
+        myr_status_empty(&s->status);
+        complete_own(s);
+        return MPI_SUCCESS;
+    }
+    myr_rank *self = s->owner;
+    myr_rank *dest = myr_comm_peer(s->comm, self, s->peer);
+    s->dest = dest;
+    unsigned ctx = s->comm->context_id;
+    int src = myr_comm_rank(s->comm, self);
+    size_t bytes = (size_t)s->count * s->type->size;
+
+    /* Buffered sends reserve space in the attached buffer first. */
+    size_t reserve = 0;
+    if (s->mode == MYR_MODE_BUFFERED) {
+        reserve = bytes + MPI_BSEND_OVERHEAD;
+        size_t used = atomic_load(&self->bsend.used);
+        do {
+            if (used + reserve > self->bsend.size)
+                return MPI_ERR_BUFFER;
+        } while (!atomic_compare_exchange_weak(&self->bsend.used, &used, used + reserve));
+    }
+
+    myr_match_queues *q = &dest->match;
+    myr_spin_lock(&q->lock);
+    struct myr_mpi_request *rr = posted_find(q, ctx, src, s->tag);
+    if (rr) {
+        posted_unlink(q, rr);
+        myr_spin_unlock(&q->lock);
+        fill_and_complete_recv(rr, src, s->tag, s->sbuf, s->type, s->count, bytes,
+                               false);
+        if (reserve) {
+            atomic_fetch_sub(&self->bsend.used, reserve);
+        }
+        s->status.MPI_ERROR = MPI_SUCCESS;
+        complete_own(s);
+        return MPI_SUCCESS;
+    }
+    myr_spin_unlock(&q->lock);
+
+    /* No receive yet: build an envelope (outside the lock: malloc, copy). */
+    myr_envelope *e = malloc(sizeof *e);
+    bool eager = s->mode == MYR_MODE_BUFFERED ||
+                 (s->mode != MYR_MODE_SYNC && bytes <= MYR_EAGER_BYTES);
+    void *copy = NULL;
+    if (eager && bytes) {
+        copy = malloc(bytes);
+        if (copy)
+            copy_data(copy, MPI_BYTE, s->sbuf, s->type, s->count, bytes);
+        else
+            eager = false;
+    }
+    if (!e) {
+        free(copy);
+        if (reserve)
+            atomic_fetch_sub(&self->bsend.used, reserve);
+        return MPI_ERR_NO_MEM;
+    }
+    *e = (myr_envelope){.magic = MYR_MAGIC_MESSAGE, .context_id = ctx,
+                        .source = src, .tag = s->tag, .bytes = bytes,
+                        .data = eager ? copy : s->sbuf,
+                        .count = eager ? (int)bytes : s->count,
+                        .type = eager ? MPI_BYTE : s->type,
+                        .sreq = eager ? NULL : s, .eager = copy,
+                        .bsend_owner = reserve ? self : NULL,
+                        .bsend_bytes = reserve, .receiver = dest};
+
+    myr_spin_lock(&q->lock);
+    /* A receive may have been posted while we were unlocked. It found no
+     * matching envelope when it was posted, and every envelope since then
+     * checked it first: so ours is the first message it can match. */
+    rr = posted_find(q, ctx, src, s->tag);
+    if (rr) {
+        posted_unlink(q, rr);
+        myr_spin_unlock(&q->lock);
+        fill_and_complete_recv(rr, src, s->tag, s->sbuf, s->type, s->count, bytes,
+                               false);
+        if (reserve)
+            atomic_fetch_sub(&self->bsend.used, reserve);
+        free(copy);
+        free(e);
+        s->status.MPI_ERROR = MPI_SUCCESS;
+        complete_own(s);
+        return MPI_SUCCESS;
+    }
+    if (!eager)
+        s->env = e;
+    unexpected_append(q, e);
+    myr_spin_unlock(&q->lock);
+    myr_wait_notify(dest);  /* a probe may be waiting for this message */
+    if (eager) {
+        s->status.MPI_ERROR = MPI_SUCCESS;
+        complete_own(s);
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- receive ------------------------------------------------------------ */
+
+void myr_p2p_start_recv(struct myr_mpi_request *r)
+{
+    atomic_store_explicit(&r->state, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
+    if (r->peer == MPI_PROC_NULL) {
+        myr_status_empty(&r->status);
+        r->status.MPI_SOURCE = MPI_PROC_NULL;
+        complete_own(r);
+        return;
+    }
+    myr_match_queues *q = &r->owner->match;
+    myr_spin_lock(&q->lock);
+    myr_envelope *e = unexpected_find(q, r->comm->context_id, r->peer, r->tag);
+    if (e) {
+        unexpected_unlink(q, e);
+        myr_spin_unlock(&q->lock);
+        take_envelope(r, e);
+        return;
+    }
+    posted_append(q, r);
+    myr_spin_unlock(&q->lock);
+}
+
+void myr_p2p_start_mrecv(struct myr_mpi_request *r, myr_envelope *msg)
+{
+    atomic_store_explicit(&r->state, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
+    take_envelope(r, msg);
+}
+
+/* ---- probe -------------------------------------------------------------- */
+
+typedef struct probe_arg {
+    myr_rank *self;
+    unsigned ctx;
+    int source, tag;
+    bool take;
+    MPI_Status *status;
+    myr_envelope **msg;
+} probe_arg;
+
+static bool probe_once(void *p)
+{
+    probe_arg *a = p;
+    myr_match_queues *q = &a->self->match;
+    myr_spin_lock(&q->lock);
+    myr_envelope *e = unexpected_find(q, a->ctx, a->source, a->tag);
+    if (e) {
+        if (a->status) {
+            a->status->MPI_SOURCE = e->source;
+            a->status->MPI_TAG = e->tag;
+            a->status->MPI_ERROR = MPI_SUCCESS;
+            a->status->myr_cancelled = 0;
+            a->status->myr_bytes = (MPI_Count)e->bytes;
+        }
+        if (a->take) {
+            unexpected_unlink(q, e);
+            *a->msg = e;
+        }
+    }
+    myr_spin_unlock(&q->lock);
+    return e != NULL;
+}
+
+bool myr_p2p_probe(myr_rank *self, MPI_Comm comm, int source, int tag,
+                   bool block, bool take, MPI_Status *status, myr_envelope **msg)
+{
+    probe_arg a = {self, comm->context_id, source, tag, take, status, msg};
+    if (probe_once(&a))
+        return true;
+    if (!block)
+        return false;
+    myr_wait_until(self, probe_once, &a);
+    return true;
+}
+
+/* ---- cancel ------------------------------------------------------------- */
+
+bool myr_p2p_cancel(struct myr_mpi_request *r)
+{
+    if (r->kind == MYR_REQ_RECV) {
+        myr_match_queues *q = &r->owner->match;
+        myr_spin_lock(&q->lock);
+        bool queued = false;
+        for (struct myr_mpi_request *p = q->posted_head; p; p = p->next)
+            if (p == r) {
+                queued = true;
+                break;
+            }
+        if (queued)
+            posted_unlink(q, r);
+        myr_spin_unlock(&q->lock);
+        if (!queued)
+            return false;
+    } else {
+        if (!r->dest)
+            return false;
+        myr_match_queues *q = &r->dest->match;
+        myr_spin_lock(&q->lock);
+        myr_envelope *e = r->env;
+        if (e)
+            unexpected_unlink(q, e);
+        myr_spin_unlock(&q->lock);
+        if (!e)
+            return false;
+        release_bsend(e);
+        free(e->eager);
+        free(e);
+    }
+    myr_status_empty(&r->status);
+    r->status.myr_cancelled = 1;
+    myr_request_complete(r);
+    return true;
+}

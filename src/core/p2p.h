@@ -1,0 +1,135 @@
+/*
+ * p2p.h — point-to-point between collocated ranks: requests, envelopes and
+ * the matching engine (p2p.c).
+ *
+ * Protocol (one copy, no rendezvous messages):
+ *   - A send locks the receiver's queues and looks for the first matching
+ *     posted receive. Found: it unlinks it, unlocks, and copies straight from
+ *     its buffer into the receive buffer; both requests complete.
+ *   - Not found: it appends an envelope to the receiver's unexpected queue.
+ *     Small standard sends (<= MYR_EAGER_BYTES) and buffered sends put a copy
+ *     of the data in the envelope and complete at once; other sends leave a
+ *     pointer to their own buffer and complete when a receive takes it.
+ *     Synchronous sends never complete before they are matched.
+ *   - A receive locks its own queues and takes the first matching envelope
+ *     (copying from it outside the lock), or appends itself to the posted
+ *     queue and waits.
+ * Both queues are FIFO and matched in order under one lock per receiving
+ * rank, which gives MPI's non-overtaking rule, ANY_SOURCE and ANY_TAG.
+ *
+ * Completion may come from any thread (another rank's worker today, the
+ * network's communication thread later): myr_request_complete only sets
+ * the request's state and notifies the owning rank's wait cell.
+ */
+#ifndef MYR_CORE_P2P_H
+#define MYR_CORE_P2P_H
+
+#include "core/core.h"
+
+#define MYR_EAGER_BYTES 16384
+
+typedef enum { MYR_REQ_SEND = 1, MYR_REQ_RECV = 2 } myr_req_kind;
+typedef enum {
+    MYR_MODE_STANDARD, MYR_MODE_BUFFERED, MYR_MODE_SYNC, MYR_MODE_READY
+} myr_send_mode;
+
+#define MYR_WAITER_CLAIMED ((myr_ult_t *)1)
+
+/* Request state bits. */
+enum { MYR_REQ_COMPLETE = 1, MYR_REQ_FREED = 2 };
+
+struct myr_mpi_request {
+    unsigned magic;
+    unsigned char kind;         /* myr_req_kind */
+    unsigned char mode;         /* myr_send_mode, for sends */
+    bool persistent;
+    bool active;                /* started and not yet waited for */
+    bool heap;                  /* allocated by myr_request_new */
+    bool solo;                  /* a blocking call's own request, on its stack:
+                                   completing it in that call needs no atomics */
+    _Atomic int state;          /* MYR_REQ_COMPLETE | MYR_REQ_FREED */
+    _Atomic(myr_ult_t *) waiter;  /* the ULT blocked on this request alone */
+    myr_rank *owner;            /* whose wait cell a completion notifies */
+    /* The operation. */
+    const void *sbuf;
+    void *rbuf;
+    int count;
+    MPI_Datatype type;
+    int peer;                   /* comm rank, MPI_ANY_SOURCE, MPI_PROC_NULL */
+    int tag;
+    MPI_Comm comm;
+    MPI_Status status;
+    /* Send side: our envelope while it waits in the receiver's queue. */
+    struct myr_mpi_message *env;
+    myr_rank *dest;
+    /* Receive side: links in the owner's posted queue. */
+    struct myr_mpi_request *next, *prev;
+};
+
+/* An envelope: a message that arrived before its receive, or one taken by
+ * MPI_Mprobe (then it is the MPI_Message handle). */
+struct myr_mpi_message {
+    unsigned magic;
+    struct myr_mpi_message *next, *prev;
+    unsigned context_id;
+    int source;                 /* sender's rank in the communicator */
+    int tag;
+    size_t bytes;               /* data bytes */
+    const void *data;           /* sender's buffer, or `eager` */
+    int count;
+    MPI_Datatype type;
+    struct myr_mpi_request *sreq;  /* completed when taken (NULL: already) */
+    void *eager;                /* our own copy of the data, freed when taken */
+    myr_rank *bsend_owner;      /* buffered send: whose buffer space to release */
+    size_t bsend_bytes;
+    myr_rank *receiver;         /* whose unexpected queue holds it */
+};
+
+
+void myr_request_init(struct myr_mpi_request *r, myr_rank *owner, myr_req_kind kind);
+struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind);
+void myr_request_release(struct myr_mpi_request *r);
+bool myr_request_valid(MPI_Request r);
+static inline bool myr_request_done(const struct myr_mpi_request *r)
+{
+    return atomic_load_explicit(&r->state, memory_order_acquire) & MYR_REQ_COMPLETE;
+}
+/* Mark complete (status already filled), wake its waiter and notify the
+ * owner's wait cell. After this, the caller must not touch `r`.
+ *
+ * The single waiter of a blocking call registers in `waiter` (CAS from NULL)
+ * and suspends until COMPLETE. The completer exchanges `waiter` for
+ * MYR_WAITER_CLAIMED, resumes the waiter, and only then sets COMPLETE with
+ * its last touch of the request, so the waiter (which yields while it reads
+ * CLAIMED without COMPLETE) cannot return and free a request the completer
+ * still uses. */
+void myr_request_complete(struct myr_mpi_request *r);
+/* Wait (suspended) until r is complete. */
+void myr_request_wait(myr_rank *self, struct myr_mpi_request *r);
+
+/* Start the operation described by the request's fields. Returns an MPI
+ * error class (MPI_ERR_BUFFER when a buffered send does not fit). */
+int myr_p2p_start_send(struct myr_mpi_request *r);
+void myr_p2p_start_recv(struct myr_mpi_request *r);
+/* Start a receive of a message taken by MPI_Mprobe. */
+void myr_p2p_start_mrecv(struct myr_mpi_request *r, myr_envelope *msg);
+
+/* Look for a matching message for `self`. Returns true and fills *status
+ * when found; with `take`, the envelope is removed and returned in *msg.
+ * With `block`, waits until one arrives. */
+bool myr_p2p_probe(myr_rank *self, MPI_Comm comm, int source, int tag,
+                   bool block, bool take, MPI_Status *status, myr_envelope **msg);
+
+/* Try to cancel a pending request: true if it was cancelled (then it is
+ * complete with status.myr_cancelled set). */
+bool myr_p2p_cancel(struct myr_mpi_request *r);
+
+/* MPI's empty status (for MPI_PROC_NULL and inactive requests). */
+void myr_status_empty(MPI_Status *s);
+static inline void myr_status_copy(MPI_Status *to, const MPI_Status *from)
+{
+    if (to)
+        *to = *from;
+}
+
+#endif

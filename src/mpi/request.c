@@ -1,0 +1,483 @@
+/*
+ * request.c — completing requests: the Wait and Test families, Start,
+ * Request_free, Request_get_status, Cancel.
+ *
+ * A request handle is: MPI_REQUEST_NULL; an active request (started, not
+ * yet completed by a Wait/Test); or an inactive persistent request. Wait
+ * and Test on null or inactive requests return at once with an empty
+ * status. Completing a non-persistent request frees it and nulls the
+ * handle; a persistent one becomes inactive.
+ *
+ * Waiting suspends the calling ULT on its rank's wait cell (core/wait.c);
+ * Test calls that find nothing yield, so a polling loop lets the ranks it
+ * waits for run on the same worker.
+ */
+#include "core/p2p.h"
+#include "mpi/mpi_impl.h"
+
+static bool is_pending(MPI_Request r)
+{
+    return r != MPI_REQUEST_NULL && r->active;
+}
+
+static int check_request(const char *call, MPI_Request r)
+{
+    if (r != MPI_REQUEST_NULL && !myr_request_valid(r))
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
+                             "invalid request handle %p", (void *)r);
+    return MPI_SUCCESS;
+}
+
+static int check_requests(const char *call, int count, MPI_Request requests[])
+{
+    int err;
+    if (count < 0)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, call,
+                             "invalid count %d (must be >= 0)", count);
+    if (count > 0 && !requests)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
+                             "array of requests is NULL with count %d", count);
+    for (int i = 0; i < count; i++)
+        if ((err = check_request(call, requests[i])))
+            return err;
+    return MPI_SUCCESS;
+}
+
+/* Retire a completed request: status out, free or deactivate, and return
+ * the error the operation carries (truncation), without raising it. */
+static int retire(MPI_Request *handle, MPI_Status *status)
+{
+    MPI_Request r = *handle;
+    MPI_Status st = r->status;
+    if (status)
+        *status = st;
+    if (r->persistent) {
+        r->active = false;
+    } else {
+        myr_request_release(r);
+        *handle = MPI_REQUEST_NULL;
+    }
+    return st.MPI_ERROR;
+}
+
+static void empty_status(MPI_Status *status)
+{
+    if (status)
+        myr_status_empty(status);
+}
+
+static int raise_op_error(const char *call, MPI_Comm comm, int err)
+{
+    if (err == MPI_ERR_TRUNCATE)
+        return myr_mpi_error(comm, err, call, "received message truncated to the "
+                                              "receive buffer");
+    return myr_mpi_error(comm, err, call, "the operation failed");
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char call[] = "MPI_Wait";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = myr_check_pointer(call, MPI_COMM_NULL, request, "request")) ||
+        (err = check_request(call, *request)))
+        return err;
+    if (!is_pending(*request)) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    MPI_Comm comm = (*request)->comm;
+    myr_request_wait(self, *request);
+    err = retire(request, status);
+    return err ? raise_op_error(call, comm, err) : MPI_SUCCESS;
+}
+int MPI_Wait(MPI_Request *, MPI_Status *) MYR_PMPI(Wait);
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char call[] = "MPI_Test";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = myr_check_pointer(call, MPI_COMM_NULL, request, "request")) ||
+        (err = myr_check_pointer(call, MPI_COMM_NULL, flag, "flag")) ||
+        (err = check_request(call, *request)))
+        return err;
+    if (!is_pending(*request)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!myr_request_done(*request)) {
+        myr_ult_yield();
+        if (!myr_request_done(*request)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    MPI_Comm comm = (*request)->comm;
+    err = retire(request, status);
+    return err ? raise_op_error(call, comm, err) : MPI_SUCCESS;
+}
+int MPI_Test(MPI_Request *, int *, MPI_Status *) MYR_PMPI(Test);
+
+typedef struct many {
+    int count;
+    MPI_Request *requests;
+} many;
+
+static bool all_done(void *arg)
+{
+    many *m = arg;
+    for (int i = 0; i < m->count; i++)
+        if (is_pending(m->requests[i]) && !myr_request_done(m->requests[i]))
+            return false;
+    return true;
+}
+
+static bool any_done(void *arg)
+{
+    many *m = arg;
+    bool pending = false;
+    for (int i = 0; i < m->count; i++)
+        if (is_pending(m->requests[i])) {
+            if (myr_request_done(m->requests[i]))
+                return true;
+            pending = true;
+        }
+    return !pending;  /* nothing pending: done at once */
+}
+
+/* Retire every completed pending request into statuses[]; errors go to
+ * statuses[i].MPI_ERROR and make the result MPI_ERR_IN_STATUS. */
+static int retire_all(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    int result = MPI_SUCCESS;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses ? &statuses[i] : NULL;
+        if (!is_pending(requests[i])) {
+            empty_status(st);
+            continue;
+        }
+        int err = retire(&requests[i], st);
+        if (err)
+            result = MPI_ERR_IN_STATUS;
+    }
+    return result;
+}
+
+int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    static const char call[] = "MPI_Waitall";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = check_requests(call, count, requests)))
+        return err;
+    many m = {count, requests};
+    myr_wait_until(self, all_done, &m);
+    err = retire_all(count, requests, statuses);
+    return err ? myr_mpi_error(MPI_COMM_WORLD, err, call,
+                               "an operation failed; see the statuses' MPI_ERROR")
+               : MPI_SUCCESS;
+}
+int MPI_Waitall(int, MPI_Request[], MPI_Status[]) MYR_PMPI(Waitall);
+
+int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+    static const char call[] = "MPI_Testall";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = check_requests(call, count, requests)) ||
+        (err = myr_check_pointer(call, MPI_COMM_NULL, flag, "flag")))
+        return err;
+    many m = {count, requests};
+    if (!all_done(&m)) {
+        myr_ult_yield();
+        if (!all_done(&m)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    err = retire_all(count, requests, statuses);
+    return err ? myr_mpi_error(MPI_COMM_WORLD, err, call,
+                               "an operation failed; see the statuses' MPI_ERROR")
+               : MPI_SUCCESS;
+}
+int MPI_Testall(int, MPI_Request[], int *, MPI_Status[]) MYR_PMPI(Testall);
+
+/* Index of the first completed pending request, MPI_UNDEFINED if none is
+ * pending, -1 if some are pending but none completed. */
+static int first_done(int count, MPI_Request requests[])
+{
+    bool pending = false;
+    for (int i = 0; i < count; i++)
+        if (is_pending(requests[i])) {
+            if (myr_request_done(requests[i]))
+                return i;
+            pending = true;
+        }
+    return pending ? -1 : MPI_UNDEFINED;
+}
+
+static int finish_any(const char *call, int count, MPI_Request requests[], int *index,
+                      int *flag, MPI_Status *status)
+{
+    int i = first_done(count, requests);
+    if (i == -1) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    *index = i;
+    if (i == MPI_UNDEFINED) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    MPI_Comm comm = requests[i]->comm;
+    int err = retire(&requests[i], status);
+    return err ? raise_op_error(call, comm, err) : MPI_SUCCESS;
+}
+
+int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    static const char call[] = "MPI_Waitany";
+    int err, flag;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = check_requests(call, count, requests)) ||
+        (err = myr_check_pointer(call, MPI_COMM_NULL, index, "index")))
+        return err;
+    many m = {count, requests};
+    myr_wait_until(self, any_done, &m);
+    return finish_any(call, count, requests, index, &flag, status);
+}
+int MPI_Waitany(int, MPI_Request[], int *, MPI_Status *) MYR_PMPI(Waitany);
+
+int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
+                 MPI_Status *status)
+{
+    static const char call[] = "MPI_Testany";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = check_requests(call, count, requests)) ||
+        (err = myr_check_pointer(call, MPI_COMM_NULL, index, "index")) ||
+        (err = myr_check_pointer(call, MPI_COMM_NULL, flag, "flag")))
+        return err;
+    if (first_done(count, requests) == -1)
+        myr_ult_yield();
+    err = finish_any(call, count, requests, index, flag, status);
+    if (!*flag)
+        *index = MPI_UNDEFINED;
+    return err;
+}
+int MPI_Testany(int, MPI_Request[], int *, int *, MPI_Status *) MYR_PMPI(Testany);
+
+/* Retire every completed request; *outcount = how many, or MPI_UNDEFINED
+ * when none was pending. */
+static int finish_some(const char *call, int incount, MPI_Request requests[],
+                       int *outcount, int indices[], MPI_Status statuses[])
+{
+    int n = 0, result = MPI_SUCCESS;
+    bool pending = false;
+    for (int i = 0; i < incount; i++) {
+        if (!is_pending(requests[i]))
+            continue;
+        pending = true;
+        if (!myr_request_done(requests[i]))
+            continue;
+        MPI_Status *st = statuses ? &statuses[n] : NULL;
+        indices[n] = i;
+        if (retire(&requests[i], st))
+            result = MPI_ERR_IN_STATUS;
+        n++;
+    }
+    *outcount = pending ? n : MPI_UNDEFINED;
+    return result ? myr_mpi_error(MPI_COMM_WORLD, result, call,
+                                  "an operation failed; see the statuses' MPI_ERROR")
+                  : MPI_SUCCESS;
+}
+
+static int check_some(const char *call, int incount, MPI_Request requests[],
+                      int *outcount, int indices[])
+{
+    int err;
+    if ((err = check_requests(call, incount, requests)) ||
+        (err = myr_check_pointer(call, MPI_COMM_NULL, outcount, "outcount")))
+        return err;
+    if (incount > 0 && !indices)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "indices is NULL");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    static const char call[] = "MPI_Waitsome";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = check_some(call, incount, requests, outcount, indices)))
+        return err;
+    many m = {incount, requests};
+    myr_wait_until(self, any_done, &m);
+    return finish_some(call, incount, requests, outcount, indices, statuses);
+}
+int MPI_Waitsome(int, MPI_Request[], int *, int[], MPI_Status[]) MYR_PMPI(Waitsome);
+
+int PMPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    static const char call[] = "MPI_Testsome";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = check_some(call, incount, requests, outcount, indices)))
+        return err;
+    if (first_done(incount, requests) == -1)
+        myr_ult_yield();
+    return finish_some(call, incount, requests, outcount, indices, statuses);
+}
+int MPI_Testsome(int, MPI_Request[], int *, int[], MPI_Status[]) MYR_PMPI(Testsome);
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    static const char call[] = "MPI_Request_get_status";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = check_request(call, request)) ||
+        (err = myr_check_pointer(call, MPI_COMM_NULL, flag, "flag")))
+        return err;
+    if (!is_pending(request)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!myr_request_done(request))
+        myr_ult_yield();
+    *flag = myr_request_done(request);
+    if (*flag && status)
+        *status = request->status;
+    return MPI_SUCCESS;
+}
+int MPI_Request_get_status(MPI_Request, int *, MPI_Status *) MYR_PMPI(Request_get_status);
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    static const char call[] = "MPI_Request_free";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = myr_check_pointer(call, MPI_COMM_NULL, request, "request")))
+        return err;
+    if (*request == MPI_REQUEST_NULL)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
+                             "request is MPI_REQUEST_NULL");
+    if ((err = check_request(call, *request)))
+        return err;
+    MPI_Request r = *request;
+    *request = MPI_REQUEST_NULL;
+    if (!r->active) {
+        myr_request_release(r);
+        return MPI_SUCCESS;
+    }
+    /* Still in flight: whoever completes it frees it (p2p.c). */
+    int old = atomic_fetch_or(&r->state, MYR_REQ_FREED);
+    if (old & MYR_REQ_COMPLETE)
+        myr_request_release(r);
+    return MPI_SUCCESS;
+}
+int MPI_Request_free(MPI_Request *) MYR_PMPI(Request_free);
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    static const char call[] = "MPI_Cancel";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = myr_check_pointer(call, MPI_COMM_NULL, request, "request")))
+        return err;
+    if (*request == MPI_REQUEST_NULL)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
+                             "request is MPI_REQUEST_NULL");
+    if ((err = check_request(call, *request)))
+        return err;
+    /* Success or not, the request still completes and must be waited for. */
+    if (is_pending(*request) && !myr_request_done(*request))
+        myr_p2p_cancel(*request);
+    return MPI_SUCCESS;
+}
+int MPI_Cancel(MPI_Request *) MYR_PMPI(Cancel);
+
+static int start_one(const char *call, MPI_Request r)
+{
+    if (r == MPI_REQUEST_NULL || !myr_request_valid(r))
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
+                             "invalid request handle %p", (void *)r);
+    if (!r->persistent)
+        return myr_mpi_error(r->comm, MPI_ERR_REQUEST, call,
+                             "request is not persistent (use MPI_Send_init or "
+                             "MPI_Recv_init)");
+    if (r->active)
+        return myr_mpi_error(r->comm, MPI_ERR_REQUEST, call,
+                             "request is already active (wait for it first)");
+    r->active = true;
+    if (r->kind == MYR_REQ_RECV) {
+        myr_p2p_start_recv(r);
+        return MPI_SUCCESS;
+    }
+    int err = myr_p2p_start_send(r);
+    if (err) {
+        r->active = false;
+        return myr_mpi_error(r->comm, err, call, err == MPI_ERR_BUFFER
+                                 ? "the attached buffer is too small for this message"
+                                 : "out of memory");
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+    static const char call[] = "MPI_Start";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = myr_check_pointer(call, MPI_COMM_NULL, request, "request")))
+        return err;
+    return start_one(call, *request);
+}
+int MPI_Start(MPI_Request *) MYR_PMPI(Start);
+
+int PMPI_Startall(int count, MPI_Request requests[])
+{
+    static const char call[] = "MPI_Startall";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = check_requests(call, count, requests)))
+        return err;
+    for (int i = 0; i < count; i++)
+        if ((err = start_one(call, requests[i])))
+            return err;
+    return MPI_SUCCESS;
+}
+int MPI_Startall(int, MPI_Request[]) MYR_PMPI(Startall);
