@@ -204,18 +204,25 @@ static void push_local(myr_worker *w, myr_ult *u)
         myr_fatal("out of memory", "cannot grow a worker's ready deque");
 }
 
-/* Move everything in w's inbox to the back of its deque, so that inbox and
- * deque are served in one first-in first-out order. */
-static void drain_inbox(myr_worker *w)
+/* The next ready ULT of w's own queues, or NULL. Owner only. The deque's
+ * older work comes first; the inbox is then drained behind it, except that
+ * when the deque was empty its first ULT is returned directly: pushed to the
+ * deque, it could be stolen in the instant before we take it back. */
+static myr_ult *local_next_with_inbox(myr_worker *w)
 {
+    myr_ult *u = myr_deque_take(&w->deque);
     if (!myr_inbox_trylock(&w->inbox))
-        return;
+        return u;
     myr_inbox_status st;
     myr_qnode *n;
-    bool moved = false;
+    bool pushed = false;
     while ((n = myr_inbox_pop(&w->inbox, &st))) {
+        if (!u) {
+            u = ult_of_qnode(n);
+            continue;
+        }
         push_local(w, ult_of_qnode(n));
-        moved = true;
+        pushed = true;
     }
     myr_inbox_unlock(&w->inbox);
     /* Work that was only stealable while this worker was busy (its inbox
@@ -223,15 +230,15 @@ static void drain_inbox(myr_worker *w)
      * sleeper must learn of it, or it stays there for as long as this
      * worker runs one ULT — forever, if that ULT blocks in the kernel
      * waiting for one of them. */
-    if (moved)
+    if (pushed)
         myr_sched_notify_idle();
+    return u;
 }
 
-/* The next ready ULT of w's own queues, or NULL. Owner only. */
 static inline myr_ult *local_next(myr_worker *w)
 {
-    if (myr_inbox_nonempty(&w->inbox))
-        drain_inbox(w);
+    if (__builtin_expect(myr_inbox_nonempty(&w->inbox), 0))
+        return local_next_with_inbox(w);
     return myr_deque_take(&w->deque);
 }
 
@@ -353,8 +360,7 @@ static myr_ult *find_work(myr_worker *w)
         if (atomic_load_explicit(&myr_rt.shutdown, memory_order_acquire))
             break;
         if (round % 16 != 15 || now_ns() < spin_until) {
-            for (int i = 0; i < 32; i++)
-                myr_cpu_relax();
+            myr_cpu_relax();
             continue;
         }
         /* Sleep (see the protocol at the top of this file). */
