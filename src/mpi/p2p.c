@@ -316,104 +316,65 @@ static void proc_null_status(MPI_Status *status)
     }
 }
 
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+/* The four probes: `block` waits for a match, `take` removes it from the
+ * queue into *message (matched probe); flag may be NULL when blocking. */
+static int probe(const char *call, int source, int tag, MPI_Comm comm, bool block,
+                 bool take, int *flag, MPI_Message *message, MPI_Status *status)
 {
-    static const char call[] = "MPI_Probe";
-    int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
-    if (!self)
-        return err;
-    if ((err = check_probe(call, self, source, tag, comm)))
-        return err;
-    if (source == MPI_PROC_NULL) {
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    MPI_Status st;
-    myr_p2p_probe(self, comm, source, tag, true, false, &st, NULL);
-    myr_status_copy(status, &st);
-    return MPI_SUCCESS;
-}
-int MPI_Probe(int, int, MPI_Comm, MPI_Status *) MYR_PMPI(Probe);
-
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
-{
-    static const char call[] = "MPI_Iprobe";
     int err;
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
     if ((err = check_probe(call, self, source, tag, comm)) ||
-        (err = myr_check_pointer(call, comm, flag, "flag")))
+        (!block && (err = myr_check_pointer(call, comm, flag, "flag"))) ||
+        (take && (err = myr_check_pointer(call, comm, message, "message"))))
         return err;
     if (source == MPI_PROC_NULL) {
-        *flag = 1;
+        if (flag)
+            *flag = 1;
+        if (take)
+            *message = MPI_MESSAGE_NO_PROC;
         proc_null_status(status);
         return MPI_SUCCESS;
     }
     MPI_Status st;
-    *flag = myr_p2p_probe(self, comm, source, tag, false, false, &st, NULL);
-    if (*flag)
+    myr_envelope *e = NULL;
+    bool found = myr_p2p_probe(self, comm, source, tag, block, take, &st, &e);
+    if (flag)
+        *flag = found;
+    if (found) {
+        if (take)
+            *message = e;
         myr_status_copy(status, &st);
-    else
+    } else {
         myr_ult_yield();  /* a polling loop must let the sender run */
+    }
     return MPI_SUCCESS;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return probe("MPI_Probe", source, tag, comm, true, false, NULL, NULL, status);
+}
+int MPI_Probe(int, int, MPI_Comm, MPI_Status *) MYR_PMPI(Probe);
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe("MPI_Iprobe", source, tag, comm, false, false, flag, NULL, status);
 }
 int MPI_Iprobe(int, int, MPI_Comm, int *, MPI_Status *) MYR_PMPI(Iprobe);
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
                 MPI_Status *status)
 {
-    static const char call[] = "MPI_Mprobe";
-    int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
-    if (!self)
-        return err;
-    if ((err = check_probe(call, self, source, tag, comm)) ||
-        (err = myr_check_pointer(call, comm, message, "message")))
-        return err;
-    if (source == MPI_PROC_NULL) {
-        *message = MPI_MESSAGE_NO_PROC;
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    MPI_Status st;
-    myr_envelope *e = NULL;
-    myr_p2p_probe(self, comm, source, tag, true, true, &st, &e);
-    *message = e;
-    myr_status_copy(status, &st);
-    return MPI_SUCCESS;
+    return probe("MPI_Mprobe", source, tag, comm, true, true, NULL, message, status);
 }
 int MPI_Mprobe(int, int, MPI_Comm, MPI_Message *, MPI_Status *) MYR_PMPI(Mprobe);
 
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                  MPI_Status *status)
 {
-    static const char call[] = "MPI_Improbe";
-    int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
-    if (!self)
-        return err;
-    if ((err = check_probe(call, self, source, tag, comm)) ||
-        (err = myr_check_pointer(call, comm, flag, "flag")) ||
-        (err = myr_check_pointer(call, comm, message, "message")))
-        return err;
-    if (source == MPI_PROC_NULL) {
-        *flag = 1;
-        *message = MPI_MESSAGE_NO_PROC;
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    MPI_Status st;
-    myr_envelope *e = NULL;
-    *flag = myr_p2p_probe(self, comm, source, tag, false, true, &st, &e);
-    if (*flag) {
-        *message = e;
-        myr_status_copy(status, &st);
-    } else {
-        myr_ult_yield();
-    }
-    return MPI_SUCCESS;
+    return probe("MPI_Improbe", source, tag, comm, false, true, flag, message, status);
 }
 int MPI_Improbe(int, int, MPI_Comm, int *, MPI_Message *, MPI_Status *) MYR_PMPI(Improbe);
 
