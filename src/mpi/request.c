@@ -377,6 +377,18 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 }
 int MPI_Request_get_status(MPI_Request, int *, MPI_Status *) MYR_PMPI(Request_get_status);
 
+/* A handle that must name a request (not MPI_REQUEST_NULL). */
+static int check_live_request(const char *call, MPI_Request *request)
+{
+    int err;
+    if ((err = myr_check_pointer(call, MPI_COMM_NULL, request, "request")))
+        return err;
+    if (*request == MPI_REQUEST_NULL)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
+                             "request is MPI_REQUEST_NULL");
+    return check_request(call, *request);
+}
+
 int PMPI_Request_free(MPI_Request *request)
 {
     static const char call[] = "MPI_Request_free";
@@ -384,12 +396,7 @@ int PMPI_Request_free(MPI_Request *request)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_pointer(call, MPI_COMM_NULL, request, "request")))
-        return err;
-    if (*request == MPI_REQUEST_NULL)
-        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
-                             "request is MPI_REQUEST_NULL");
-    if ((err = check_request(call, *request)))
+    if ((err = check_live_request(call, request)))
         return err;
     MPI_Request r = *request;
     *request = MPI_REQUEST_NULL;
@@ -412,12 +419,7 @@ int PMPI_Cancel(MPI_Request *request)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_pointer(call, MPI_COMM_NULL, request, "request")))
-        return err;
-    if (*request == MPI_REQUEST_NULL)
-        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
-                             "request is MPI_REQUEST_NULL");
-    if ((err = check_request(call, *request)))
+    if ((err = check_live_request(call, request)))
         return err;
     /* Success or not, the request still completes and must be waited for. */
     if (is_pending(*request) && !myr_request_done(*request))
