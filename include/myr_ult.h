@@ -51,6 +51,9 @@ typedef struct myr_config {
     int workers;        /* worker kernel threads */
     size_t stack_size;  /* usable bytes per ULT stack, guard page excluded */
     int bind;           /* 1: pin workers to cores, -1: do not pin, 0: env */
+    long reserved_mappings;  /* memory mappings the caller will make for
+                              * itself: kept out of the stacks' budget of
+                              * guard pages (vm.max_map_count) */
 } myr_config_t;
 
 /* Start the runtime with settings from the environment. The calling thread

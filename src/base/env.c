@@ -45,6 +45,19 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "MPIEXEC_TIMEOUT", "0 (no limit)",
         "Seconds after which `mpiexec` ends the job (exit status 124), "
         "unless `-timeout` is given."},
+    [MYR_ENV_PRIVATIZE] = {
+        "MYR_PRIVATIZE", "auto",
+        "Whether each rank gets its own copy of the program's global and "
+        "static variables (`mpiexec -privatize`). `always`: every rank but "
+        "rank 0 runs a private copy of the program (code pages shared); "
+        "`never`: all ranks share one set of globals; `auto`: private when "
+        "the program defines writable globals of its own, else shared. "
+        "`mpiexec -v` says which was chosen and why."},
+    [MYR_ENV_VERBOSE] = {
+        "MYR_VERBOSE", "0",
+        "`1`: the program says at start-up how the job was set up (ranks, "
+        "workers, private or shared globals and why, time to load private "
+        "copies) on stderr (set by `mpiexec -v`)."},
 };
 
 const char *myr_env_get(myr_env_id id)

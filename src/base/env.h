@@ -20,6 +20,8 @@ typedef enum myr_env_id {
     MYR_ENV_NRANKS,
     MYR_ENV_TAG_OUTPUT,
     MYR_ENV_MPIEXEC_TIMEOUT,
+    MYR_ENV_PRIVATIZE,
+    MYR_ENV_VERBOSE,
     MYR_ENV_COUNT_
 } myr_env_id;
 

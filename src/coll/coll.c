@@ -22,10 +22,11 @@
  *      notifies its own group.
  *   5. After the release, each rank copies its result out of scratch.
  *
- * Groups are the blocks of consecutive ranks that rank_main starts on the
- * same worker (rank i on worker i*W/N), so in the common case one core
- * touches a group counter and only one rank per worker touches the top
- * counter; the grouping affects speed only, never results.
+ * Groups are the blocks of consecutive ranks that the launcher
+ * (launch/rank_start.c) starts on the same worker (rank i on worker i*W/N),
+ * so in the common case one core touches a group counter and only one rank
+ * per worker touches the top counter; the grouping affects speed only,
+ * never results.
  *
  * Why reuse from one round to the next is race-free:
  * - `release` moves only after every rank has arrived, so a rank reading it
@@ -127,7 +128,7 @@ static coll_state *state_new(myr_rank *ranks, int size)
         state_free(s);
         return NULL;
     }
-    /* Group g holds the ranks r with r*G/N == g: those rank_main placed on
+    /* Group g holds the ranks r with r*G/N == g: those the launcher placed on
      * worker g. With G <= N no group is empty. */
     long long n = size, g_count = s->ngroups;
     for (long long g = 0; g < g_count; g++) {

@@ -1,13 +1,14 @@
 /*
  * mpiexec.c — start an MPI job.
  *
- *   mpiexec [-n N] [-workers W] [-nfg P] [-l] [-timeout SEC] prog [args...]
+ *   mpiexec [-n N] [-workers W] [-nfg P] [-l] [-timeout SEC]
+ *           [-privatize auto|always|never] [-v] prog [args...]
  *
  * Every rank of a job runs as a ULT of one OS process (more than one OS
  * process needs the network engine, which is not there yet), so mpiexec has
  * little to do: it puts the job's shape in the environment (MYR_NRANKS,
- * MYR_WORKERS, MYR_TAG_OUTPUT), where the program's runtime main
- * (rank_main.c) reads it, and execs the program. Only with a time limit
+ * MYR_WORKERS, MYR_TAG_OUTPUT, MYR_PRIVATIZE, MYR_VERBOSE), where the program's runtime main
+ * (src/launch/rank_start.c) reads it, and execs the program. Only with a time limit
  * (-timeout, or MPIEXEC_TIMEOUT) does mpiexec stay: it runs the program as
  * its child, passes termination signals on to it (no orphan when mpiexec is
  * killed), and ends it when the time is up.
@@ -24,7 +25,7 @@
 #include <unistd.h>
 
 #include "base/env.h"
-#include "tools/launch.h"
+#include "launch/launch.h"
 
 /* Exit statuses of mpiexec itself (others are the program's). */
 enum {
@@ -50,6 +51,11 @@ static const char usage_text[] =
     "  -l, -tag-output  prefix each line of output with \"[rank] \"\n"
     "  -timeout SEC     end the job after SEC seconds, exit status 124\n"
     "                   (MPIEXEC_TIMEOUT; 0: no limit)\n"
+    "  -privatize MODE  auto, always or never: give each rank its own copy of\n"
+    "                   the program's global variables (MYR_PRIVATIZE; auto:\n"
+    "                   when the program defines writable globals)\n"
+    "  -v, -verbose     say how the job is set up (workers, private or shared\n"
+    "                   globals and why) on stderr\n"
     "  -h, -help        print this help;  -version  print the version\n"
     "Options may also be written with two dashes (--n 4) and as name=value.\n";
 
@@ -58,6 +64,8 @@ typedef struct options {
     long workers;   /* 0: not given */
     long nfg;       /* 0: not given */
     bool tag_output;
+    bool verbose;
+    const char *privatize;  /* NULL: not given */
     long timeout;   /* seconds; 0: no limit */
     bool timeout_given;
     char **program; /* program and its arguments (NULL-terminated) */
@@ -138,6 +146,19 @@ static void parse_options(int argc, char **argv, options *o)
             if (eq)
                 usage_error("%s takes no value", arg);
             o->tag_output = true;
+        } else if (strcmp(name, "v") == 0 || strcmp(name, "verbose") == 0) {
+            if (eq)
+                usage_error("%s takes no value", arg);
+            o->verbose = true;
+        } else if (strcmp(name, "privatize") == 0) {
+            o->privatize = option_value(eq, argc, argv, &i);
+            if (!o->privatize || (strcmp(o->privatize, "auto") != 0 &&
+                                  strcmp(o->privatize, "always") != 0 &&
+                                  strcmp(o->privatize, "never") != 0))
+                usage_error("-privatize needs auto, always or never%s%s%s",
+                            o->privatize ? ", not '" : "",
+                            o->privatize ? o->privatize : "",
+                            o->privatize ? "'" : "");
         } else if (strcmp(name, "timeout") == 0) {
             o->timeout = parse_count("-timeout", option_value(eq, argc, argv, &i), 0,
                                      MAX_TIMEOUT_SECONDS, "a number of seconds (0: no limit)");
@@ -179,14 +200,19 @@ static void parse_options(int argc, char **argv, options *o)
     }
 }
 
-static void set_env(myr_env_id id, long value)
+static void set_env_text(myr_env_id id, const char *text)
 {
-    char text[24];
-    snprintf(text, sizeof text, "%ld", value);
     if (setenv(myr_env_table[id].name, text, 1) != 0) {
         perror("mpiexec: setenv");
         exit(1);
     }
+}
+
+static void set_env(myr_env_id id, long value)
+{
+    char text[24];
+    snprintf(text, sizeof text, "%ld", value);
+    set_env_text(id, text);
 }
 
 /* execvp, and on failure the shell's statuses: 127 not found, 126 other. */
@@ -297,6 +323,10 @@ int main(int argc, char **argv)
         set_env(MYR_ENV_WORKERS, o.workers);
     if (o.tag_output)
         set_env(MYR_ENV_TAG_OUTPUT, 1);
+    if (o.verbose)
+        set_env(MYR_ENV_VERBOSE, 1);
+    if (o.privatize)
+        set_env_text(MYR_ENV_PRIVATIZE, o.privatize);
     if (o.timeout > 0)
         return run_with_timeout(o.program, o.timeout);
     exec_program(o.program);

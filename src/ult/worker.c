@@ -191,8 +191,9 @@ int myr_init_config(const myr_config_t *cfg)
     if (err)
         return err;
     int n = myr_rt.nworkers;
+    long reserved = cfg && cfg->reserved_mappings > 0 ? cfg->reserved_mappings : 0;
     myr_stack_depot_init(&myr_rt.stack_depot, myr_rt.stack_guard,
-                         myr_stack_guard_budget(myr_rt.max_map_count));
+                         myr_stack_guard_budget(myr_rt.max_map_count - reserved));
     myr_rt.workers = aligned_alloc(MYR_CACHE_LINE,
                                    (size_t)n * sizeof(myr_worker));
     myr_ult *main_ult = aligned_alloc(64, (sizeof *main_ult + 63) & ~(size_t)63);

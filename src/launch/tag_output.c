@@ -14,7 +14,7 @@
  * each batch of lines in one uninterrupted series of write(2) calls. Neither
  * is held across a ULT switch (nothing in here blocks a ULT).
  */
-#include "tools/tag_output.h"
+#include "launch/tag_output.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -170,8 +170,8 @@ static void flush_all(void)
             flush_pending(&streams[i], slot);
 }
 
-/* exit() called by a rank ends the process while ranks still run: what they
- * left unfinished still goes out. */
+/* The process may end while ranks still run (exit() from a thread that is
+ * not a rank, MPI_Abort): what they left unfinished still goes out. */
 static void flush_at_exit(void)
 {
     if (tagging)

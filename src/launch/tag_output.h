@@ -9,8 +9,8 @@
  * through C++ streams (bound to the original stdout before main), is not
  * tagged.
  */
-#ifndef MYR_TOOLS_TAG_OUTPUT_H
-#define MYR_TOOLS_TAG_OUTPUT_H
+#ifndef MYR_LAUNCH_TAG_OUTPUT_H
+#define MYR_LAUNCH_TAG_OUTPUT_H
 
 /* Start tagging when MYR_TAG_OUTPUT=1, for a job of `nranks` ranks. Returns
  * 0, or -1 after printing why it could not. Call before the ranks start. */

@@ -1,0 +1,37 @@
+/*
+ * launch.h — how an MPI program starts, and what mpiexec and the launcher
+ * agree on.
+ *
+ * mpiexec hands the job's shape to the program through the environment
+ * (variables of the table in base/env.c): MYR_NRANKS, MYR_WORKERS,
+ * MYR_TAG_OUTPUT, MYR_PRIVATIZE and MYR_VERBOSE. Both sides refuse the same
+ * values, so a bad -n is caught by mpiexec with a message about -n rather
+ * than by the program.
+ *
+ * A program built with mpicc is linked with -Wl,--wrap=main and a small
+ * stub (tools/program_main.c): the C runtime's call of main lands in the
+ * stub, which hands the program's own main to myr_launch_main() below.
+ */
+#ifndef MYR_LAUNCH_LAUNCH_H
+#define MYR_LAUNCH_LAUNCH_H
+
+/* Ranks in one job: well below INT_MAX, so rank arithmetic in int (sizes,
+ * sums of ranks in long) cannot overflow. */
+#define MYR_MAX_RANKS 100000000L
+
+/* C calling conventions let us pass argc, argv and envp whatever the
+ * program's main declares. */
+typedef int (*myr_program_main)(int argc, char **argv, char **envp);
+
+/* What the stub knows about the program it is linked into. */
+typedef struct myr_program {
+    myr_program_main main;   /* the program's own main */
+    void *dso_handle;        /* its __dso_handle: identifies its atexit
+                              * handlers and static destructors */
+} myr_program;
+
+/* Start the runtime and the job's ranks, each running the program's main;
+ * returns the job's exit status. */
+int myr_launch_main(int argc, char **argv, const myr_program *program);
+
+#endif

@@ -1,0 +1,379 @@
+/* privatize.c — private copies of the program, one per rank (see
+ * privatize.h). */
+#include "launch/privatize.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "arch/stack.h"
+#include "base/env.h"
+#include "core/core.h"
+#include "launch/exit.h"
+
+#define PAGE 4096u
+#define PAGE_DOWN(x) ((x) & ~(uint64_t)(PAGE - 1))
+#define PAGE_UP(x) PAGE_DOWN((x) + PAGE - 1)
+
+/* Mappings left for everything but the copies: libraries, heap arenas,
+ * stack chunks, the guarded stacks' share (which shrinks to fit). */
+#define MAPPINGS_MARGIN 2048
+/* Open files left for the program once the copies hold theirs. */
+#define FILES_MARGIN 1024
+
+myr_privatization *myr_privatization_state;
+
+/* The program reads these through its GOT; libmyriad sees libc's. */
+extern int optind, opterr, optopt;
+extern char *optarg;
+
+static const myr_getopt_vars libc_vars = {&optind, &opterr, &optopt, &optarg};
+
+static long count_mappings(void)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return 0;
+    long n = 0;
+    int c;
+    while ((c = getc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+static void describe_globals(const myr_image *img, char *out, size_t len)
+{
+    if (!img->symbols) {
+        snprintf(out, len, "%zu bytes of writable data (no symbol table: "
+                 "judged by section sizes)", img->globals_bytes);
+        return;
+    }
+    int n = snprintf(out, len, "%zu writable global%s, %zu bytes:", img->globals,
+                     img->globals == 1 ? "" : "s", img->globals_bytes);
+    for (size_t i = 0; i < img->globals && i < MYR_IMAGE_NAMED_GLOBALS &&
+                       n > 0 && (size_t)n < len; i++)
+        n += snprintf(out + n, len - (size_t)n, " %s%s", img->global_names[i],
+                      i + 1 < img->globals ? "," : "");
+    if (img->globals > MYR_IMAGE_NAMED_GLOBALS && n > 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, " ...");
+}
+
+static int plan_mode(myr_privatization *p)
+{
+    const char *mode = myr_env_get(MYR_ENV_PRIVATIZE);
+    if (!mode)
+        mode = "auto";
+    if (strcmp(mode, "never") == 0) {
+        snprintf(p->reason, sizeof p->reason, "MYR_PRIVATIZE=never");
+        return 0;
+    }
+    bool always = strcmp(mode, "always") == 0;
+    if (!always && strcmp(mode, "auto") != 0) {
+        fprintf(stderr, "myriad: MYR_PRIVATIZE=%s is not `auto`, `always` or "
+                "`never`\n", mode);
+        return -1;
+    }
+
+    char err[4200];
+    if (myr_image_inspect(&p->image, "/proc/self/exe", err, sizeof err) != 0) {
+        fprintf(stderr, "myriad: cannot privatize the program's globals: %s\n"
+                "myriad: set MYR_PRIVATIZE=never to run with globals shared "
+                "by all ranks\n", err);
+        return -1;
+    }
+    p->inspected = true;
+    const myr_image *img = &p->image;
+    char globals[200];
+    describe_globals(img, globals, sizeof globals);
+
+    if (img->tls_bytes)
+        snprintf(p->warning, sizeof p->warning,
+                 "the program has %zu bytes of __thread variables: they "
+                 "belong to worker threads, not ranks (a rank that migrates "
+                 "sees another worker's)", (size_t)img->tls_bytes);
+
+    if (!always && img->globals == 0) {
+        snprintf(p->reason, sizeof p->reason, "MYR_PRIVATIZE=auto: the program "
+                 "defines no writable globals");
+        return 0;
+    }
+    if (img->unloadable) {
+        fprintf(stderr, "myriad: cannot give each rank its own copy of the "
+                "program's globals (%s): %s%s%s%s\n"
+                "myriad: build it with mpicc (or -fPIC -pie), or set "
+                "MYR_PRIVATIZE=never if its ranks may share globals\n",
+                always ? "MYR_PRIVATIZE=always" : globals, img->unloadable,
+                img->unloadable_detail[0] ? " (" : "", img->unloadable_detail,
+                img->unloadable_detail[0] ? ")" : "");
+        return -1;
+    }
+    p->private_globals = true;
+    snprintf(p->reason, sizeof p->reason, "MYR_PRIVATIZE=%s: %s", mode,
+             always ? "asked for" : globals);
+    return 0;
+}
+
+/* Enough mappings and open files for the copies, or a message that says
+ * what to raise. */
+static int check_limits(myr_privatization *p)
+{
+    long copies = p->nranks - 1;
+    if (copies <= 0)
+        return 0;
+    long per_copy = p->image.mappings_per_copy;
+    long needed = copies * per_copy;
+    long max = myr_stack_max_map_count();
+    long used = count_mappings();
+    if (needed + used + MAPPINGS_MARGIN > max) {
+        long fit = (max - used - MAPPINGS_MARGIN) / per_copy + 1;
+        long suggest = ((needed + max) / 65536 + 1) * 65536;
+        fprintf(stderr,
+                "myriad: %d ranks with private globals need about %ld memory "
+                "mappings (%ld per copy of the program) and vm.max_map_count "
+                "is %ld: at most %ld ranks fit\n"
+                "myriad: raise it (sysctl -w vm.max_map_count=%ld), run fewer "
+                "ranks per process, or set MYR_PRIVATIZE=never if the ranks "
+                "may share globals\n",
+                p->nranks, needed, per_copy, max, fit > 1 ? fit : 1, suggest);
+        return -1;
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur < (rlim_t)(copies + FILES_MARGIN)) {
+        rlim_t want = (rlim_t)(copies + FILES_MARGIN);
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) {
+            fprintf(stderr,
+                    "myriad: %d ranks with private globals keep %ld files "
+                    "open and the hard limit is %lu\n"
+                    "myriad: raise it (ulimit -Hn), run fewer ranks per "
+                    "process, or set MYR_PRIVATIZE=never if the ranks may "
+                    "share globals\n",
+                    p->nranks, copies, (unsigned long)rl.rlim_max);
+            return -1;
+        }
+        rl.rlim_cur = want;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+            fprintf(stderr, "myriad: cannot raise the open files limit to "
+                    "%lu: %s\n", (unsigned long)want, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int open_program(myr_privatization *p, const myr_program *program)
+{
+    p->exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    char path[4096];
+    ssize_t len = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (p->exe_fd < 0 || len <= 0) {
+        fprintf(stderr, "myriad: cannot open the program (/proc/self/exe): "
+                "%s\n", strerror(errno));
+        return -1;
+    }
+    path[len] = '\0';
+    p->exe_name = strdup(path);
+    Dl_info info;
+    if (!p->exe_name || !dladdr((void *)program->main, &info) || !info.dli_fbase) {
+        fprintf(stderr, "myriad: cannot find where the program is loaded\n");
+        return -1;
+    }
+    /* A PIE's first segment is at vaddr 0, so its base is its bias. */
+    p->base = (unsigned long)info.dli_fbase - (unsigned long)p->image.loads[0].vaddr;
+    return 0;
+}
+
+int myr_privatize_plan(myr_privatization *p, const myr_program *program,
+                       int nranks)
+{
+    memset(p, 0, sizeof *p);
+    p->exe_fd = -1;
+    p->nranks = nranks;
+    if (plan_mode(p) != 0)
+        return -1;
+    if (!p->private_globals && p->inspected)
+        myr_image_release(&p->image);
+    if (p->private_globals &&
+        (check_limits(p) != 0 || open_program(p, program) != 0))
+        return -1;
+    p->ranks = calloc((size_t)nranks, sizeof *p->ranks);
+    if (!p->ranks) {
+        fprintf(stderr, "myriad: out of memory for %d ranks\n", nranks);
+        return -1;
+    }
+    for (int i = 0; i < nranks; i++)
+        p->ranks[i] = (myr_rank_image){program->main, program->dso_handle,
+                                       libc_vars, {1, 1, '?', NULL},
+                                       MYR_GETOPT_STATE_INIT, -1};
+    myr_privatization_state = p;
+    return 0;
+}
+
+long myr_privatize_mappings(const myr_privatization *p)
+{
+    return p->private_globals ? (long)(p->nranks - 1) * p->image.mappings_per_copy : 0;
+}
+
+/* Point the image's GOT slots for getopt's variables at its own ones. */
+static int redirect_libc_vars(myr_privatization *p, myr_rank_image *ri,
+                              unsigned long bias)
+{
+    void *own[MYR_LIBC_VAR_COUNT_] = {
+        [MYR_LIBC_OPTIND] = &ri->own.optind, [MYR_LIBC_OPTERR] = &ri->own.opterr,
+        [MYR_LIBC_OPTOPT] = &ri->own.optopt, [MYR_LIBC_OPTARG] = &ri->own.optarg,
+    };
+    ri->vars = (myr_getopt_vars){&ri->own.optind, &ri->own.opterr,
+                                 &ri->own.optopt, &ri->own.optarg};
+    const myr_image *img = &p->image;
+    for (int v = 0; v < MYR_LIBC_VAR_COUNT_; v++) {
+        for (int s = 0; s < img->ngot_slots[v]; s++) {
+            uint64_t vaddr = img->got_slots[v][s];
+            void **slot = (void **)(bias + vaddr);
+            bool relro = vaddr >= img->relro_start && vaddr < img->relro_end;
+            char *page = (char *)PAGE_DOWN((uintptr_t)slot);
+            size_t len = PAGE_UP((uintptr_t)(slot + 1)) - (uintptr_t)page;
+            if (relro && mprotect(page, len, PROT_READ | PROT_WRITE) != 0)
+                return -1;
+            *slot = own[v];
+            if (relro && mprotect(page, len, PROT_READ) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The copy's code and read-only data become mappings of the executable
+ * (the pages the program itself runs from), and the memfd keeps only what
+ * the writable segment may still read from it. */
+static int share_read_only(myr_privatization *p, int fd, unsigned long bias)
+{
+    const myr_image *img = &p->image;
+    for (int i = 0; i < img->nloads; i++) {
+        const myr_image_load *l = &img->loads[i];
+        if (l->writable)
+            continue;
+        uint64_t start = PAGE_DOWN(l->vaddr), end = PAGE_UP(l->vaddr + l->filesz);
+        bool overlaps = false;
+        for (int k = 0; k < img->nloads; k++) {
+            const myr_image_load *w = &img->loads[k];
+            if (w->writable && PAGE_DOWN(w->vaddr) < end &&
+                PAGE_UP(w->vaddr + w->memsz) > start)
+                overlaps = true;
+        }
+        if (overlaps || PAGE_DOWN(l->offset) != l->offset - (l->vaddr - start))
+            continue;
+        int prot = PROT_READ | (l->executable ? PROT_EXEC : 0);
+        if (mmap((void *)(bias + start), end - start, prot, MAP_PRIVATE | MAP_FIXED,
+                 p->exe_fd, (off_t)PAGE_DOWN(l->offset)) == MAP_FAILED)
+            return -1;
+    }
+    /* Punch out every page no writable segment maps from the file. */
+    uint64_t keep_lo = UINT64_MAX, keep_hi = 0;
+    for (int i = 0; i < img->nloads; i++) {
+        const myr_image_load *w = &img->loads[i];
+        if (!w->writable || w->filesz == 0)
+            continue;
+        if (PAGE_DOWN(w->offset) < keep_lo)
+            keep_lo = PAGE_DOWN(w->offset);
+        if (PAGE_UP(w->offset + w->filesz) > keep_hi)
+            keep_hi = PAGE_UP(w->offset + w->filesz);
+    }
+    if (keep_lo == UINT64_MAX)
+        keep_lo = keep_hi = 0;
+    if (keep_lo > 0)
+        fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)keep_lo);
+    if (keep_hi < img->file_size)
+        fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)keep_hi,
+                  (off_t)(PAGE_UP(img->file_size) - keep_hi));
+    return 0;
+}
+
+/* Fill the memfd with the program, marked as loadable by dlopen: glibc
+ * refuses objects flagged as PIE executables. */
+static int write_copy(myr_privatization *p, int fd)
+{
+    const myr_image *img = &p->image;
+    const char *data = img->map;
+    size_t done = 0;
+    while (done < img->file_size) {
+        ssize_t n = write(fd, data + done, img->file_size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        done += (size_t)n;
+    }
+    if (img->flags1_offset) {
+        uint64_t flags = img->flags1_value & ~(uint64_t)DF_1_PIE;
+        if (pwrite(fd, &flags, sizeof flags, (off_t)img->flags1_offset) != sizeof flags)
+            return -1;
+    }
+    return 0;
+}
+
+static int load_copy(myr_privatization *p, int rank)
+{
+    myr_rank_image *ri = &p->ranks[rank];
+    char name[32], path[64];
+    snprintf(name, sizeof name, "myriad-rank-%d", rank);
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0 || write_copy(p, fd) != 0) {
+        fprintf(stderr, "myriad: cannot copy the program for rank %d: %s\n",
+                rank, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    /* Each copy keeps its fd: glibc hands back an already loaded object
+     * when the name, or the file, is the same. */
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    void *handle = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+    struct link_map *lm = NULL;
+    if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm) {
+        fprintf(stderr, "myriad: cannot load a copy of the program for rank "
+                "%d: %s\n", rank, dlerror());
+        close(fd);
+        return -1;
+    }
+    unsigned long bias = lm->l_addr;
+    if (share_read_only(p, fd, bias) != 0 || redirect_libc_vars(p, ri, bias) != 0) {
+        fprintf(stderr, "myriad: cannot set up the copy of the program for "
+                "rank %d: %s\n", rank, strerror(errno));
+        return -1;
+    }
+    /* Debuggers and dladdr() name the object by l_name: the executable's
+     * path finds its symbols, "/proc/self/fd/N" would not outside us. */
+    char *exe_name = strdup(p->exe_name);
+    if (exe_name)
+        lm->l_name = exe_name;
+    ri->fd = fd;
+    ri->main = (myr_program_main)((unsigned long)ri->main - p->base + bias);
+    if (ri->dso_handle)
+        ri->dso_handle = (char *)ri->dso_handle - p->base + bias;
+    return 0;
+}
+
+int myr_privatize_load(myr_privatization *p, int rank)
+{
+    if (!p->private_globals)
+        return 0;
+    if (rank == 0)  /* the program itself, with getopt's variables its own */
+        return redirect_libc_vars(p, &p->ranks[0], p->base) == 0 ? 0 : -1;
+    return load_copy(p, rank);
+}
+
+myr_rank_image *myr_privatize_current(void)
+{
+    myr_privatization *p = myr_privatization_state;
+    myr_rank *r = p ? myr_launch_rank_self() : NULL;
+    return r ? &p->ranks[r->world_rank] : NULL;
+}

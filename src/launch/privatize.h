@@ -1,0 +1,78 @@
+/*
+ * privatize.h — one private copy of the program's globals per rank.
+ *
+ * Ranks are ULTs of one process, so a program's global and static
+ * variables would be shared by all of them. In the private mode every rank
+ * but rank 0 runs the program's main from its own copy of the program,
+ * loaded with dlopen from a memfd holding the executable (glibc relocates
+ * it, runs its constructors and tells debuggers), so each rank has its own
+ * data, bss and GOT; rank 0 runs the program itself. The copies' code and
+ * read-only data are then mapped from the executable file again, shared
+ * with the program and with each other, so a copy costs about its writable
+ * data. Copies stay loaded until the process ends.
+ *
+ * The mode is MYR_PRIVATIZE=auto|always|never (mpiexec -privatize); auto
+ * privatizes when the program defines writable globals of its own.
+ */
+#ifndef MYR_LAUNCH_PRIVATIZE_H
+#define MYR_LAUNCH_PRIVATIZE_H
+
+#include <stdbool.h>
+
+#include "launch/getopt_r.h"
+#include "launch/image.h"
+#include "launch/launch.h"
+
+/* getopt's four variables, as the program of one image reads them. */
+typedef struct myr_getopt_vars {
+    int *optind, *opterr, *optopt;
+    char **optarg;
+} myr_getopt_vars;
+
+/* What one rank runs: its image of the program. */
+typedef struct myr_rank_image {
+    myr_program_main main;
+    void *dso_handle;        /* the image's atexit identity */
+    myr_getopt_vars vars;
+    struct {                 /* the variables themselves, for a private image */
+        int optind, opterr, optopt;
+        char *optarg;
+    } own;
+    myr_getopt_state getopt; /* the rank's getopt state (getopt.c) */
+    int fd;                  /* the memfd a copy was loaded from, or -1 */
+} myr_rank_image;
+
+typedef struct myr_privatization {
+    bool private_globals;    /* the chosen mode */
+    int nranks;
+    myr_image image;         /* the executable, inspected */
+    bool inspected;
+    char reason[320];        /* why this mode, for mpiexec -v */
+    char warning[200];       /* something the user should know, or "" */
+    int exe_fd;              /* the executable, for sharing read-only pages */
+    char *exe_name;          /* what debuggers and dladdr see for copies */
+    unsigned long base;      /* the program's load address (bias) */
+    myr_rank_image *ranks;   /* one per rank */
+} myr_privatization;
+
+/* Choose the mode for a job of `nranks` ranks of `program` and check that
+ * it can work (memory mappings, open files). Returns 0, or -1 after
+ * printing why not. */
+int myr_privatize_plan(myr_privatization *p, const myr_program *program,
+                       int nranks);
+
+/* Memory mappings the copies will take (to keep out of stack budgets). */
+long myr_privatize_mappings(const myr_privatization *p);
+
+/* Set up rank `rank`'s image (loading its copy in the private mode).
+ * Call from one thread at a time, before the rank starts. Returns 0, or -1
+ * after printing why not. */
+int myr_privatize_load(myr_privatization *p, int rank);
+
+/* The calling rank's image, or NULL when not called from a rank's ULT. */
+myr_rank_image *myr_privatize_current(void);
+
+/* The job's privatization state (NULL before it is planned). */
+extern myr_privatization *myr_privatization_state;
+
+#endif

@@ -1,0 +1,228 @@
+/*
+ * rank_start.c — start the job: the runtime, the ranks, and each rank's run
+ * of the program's main (see launch.h for how the program gets here).
+ *
+ * myr_launch_main starts the ULT runtime, creates the job's ranks
+ * (MYR_NRANKS, set by mpiexec; 1 when the program is run on its own: a
+ * singleton), gives each rank its image of the program (privatize.h: its
+ * own copy of the globals, or the shared program), and runs the program's
+ * main once per rank, each with its own copy of argv.
+ *
+ * A rank ends when its main returns or it calls exit() (exit.c): both end
+ * that rank only. In the private mode its atexit handlers and C++ static
+ * destructors run then, once, as a process's would.
+ *
+ * Exit status: 0 when every rank ended with 0; otherwise the status of the
+ * lowest-numbered rank that did not (MPICH's mpiexec reports the largest
+ * code instead; the lowest rank is as deterministic and points at one
+ * culprit). A value whose low 8 bits are 0 (256, say) would read as success
+ * to the shell, so it becomes 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/env.h"
+#include "core/core.h"
+#include "launch/exit.h"
+#include "launch/launch.h"
+#include "launch/privatize.h"
+#include "launch/tag_output.h"
+#include "mpi/mpi_impl.h"
+
+extern char **environ;
+
+/* glibc: run (and forget) the atexit handlers and static destructors
+ * registered by the object whose __dso_handle is `dso`. */
+extern void __cxa_finalize(void *dso);
+
+typedef struct rank_start {
+    myr_rank *rank;
+    int argc;
+    char **argv;       /* the process's */
+    char **rank_argv;  /* the rank's own copy */
+} rank_start;
+
+/* File scope, not the launcher's frame: a rank that calls exit() never
+ * returns to it, and leak checkers must still see these as reachable. */
+static rank_start *starts;
+static myr_ult_t **ults;
+static myr_privatization privatization;
+static bool verbose;
+
+/* The rank is done (its main returned `code`, or it called exit(code)):
+ * runs on the rank's ULT. */
+static void end_rank(rank_start *start, int code, bool by_exit)
+{
+    myr_rank *r = start->rank;
+    r->exit_code = code;
+    r->returned = true;
+    if (r->init_state == 1)  /* the others would wait in MPI_Finalize forever */
+        myr_mpi_die(code ? code : 1,
+                    "rank %d: %s (with %d) without calling MPI_Finalize",
+                    r->world_rank, by_exit ? "called exit" : "main returned",
+                    code);
+    /* Its private image's atexit handlers and static destructors: what a
+     * process would run at its exit. Shared globals may still be in use by
+     * other ranks, so a shared image's run at the process's exit. */
+    myr_rank_image *ri = &privatization.ranks[r->world_rank];
+    if (privatization.private_globals && ri->dso_handle)
+        __cxa_finalize(ri->dso_handle);
+    free(start->rank_argv);
+    start->rank_argv = NULL;
+    myr_tag_output_rank_done(r->world_rank);
+}
+
+static void *run_rank(void *arg)
+{
+    rank_start *start = arg;
+    myr_rank *r = start->rank;
+    r->ult = myr_ult_self();  /* before the program can ask (Is_thread_main) */
+    myr_ult_set_inherited(r);
+    char name[32];
+    snprintf(name, sizeof name, "MPI rank %d", r->world_rank);
+    myr_ult_set_name(myr_ult_self(), name);
+    /* Each rank gets its own argv array, which a program may permute (as
+     * getopt does) without disturbing the others; the strings are shared. */
+    char **argv = malloc(((size_t)start->argc + 1) * sizeof *argv);
+    if (!argv) {
+        fprintf(stderr, "myriad: out of memory starting rank %d\n", r->world_rank);
+        r->exit_code = 1;
+        return NULL;
+    }
+    memcpy(argv, start->argv, ((size_t)start->argc + 1) * sizeof *argv);
+    start->rank_argv = argv;
+    myr_rank_image *ri = &privatization.ranks[r->world_rank];
+    if (!privatization.private_globals) {
+        /* A shared image reads libc's getopt variables: as in a new
+         * process, they start afresh (ranks that parse at the same time on
+         * different workers still race: getopt.c). */
+        *ri->vars.optind = 1;
+        *ri->vars.opterr = 1;
+        *ri->vars.optopt = '?';
+        *ri->vars.optarg = NULL;
+    }
+    int code = ri->main(start->argc, argv, environ);
+    end_rank(start, code, false);
+    return NULL;
+}
+
+void myr_launch_end_rank(myr_rank *rank, int status, bool by_exit)
+{
+    end_rank(&starts[rank->world_rank], status, by_exit);
+}
+
+myr_rank *myr_launch_rank_self(void)
+{
+    myr_ult_t *self = myr_ult_self();
+    myr_rank *r = self ? myr_ult_inherited() : NULL;
+    /* Other ULTs may carry other inherited values; only a rank's own ULT
+     * (not ones it spawned) is the rank. */
+    if (!r || !starts || !myr_the_job.ranks || r < myr_the_job.ranks ||
+        r >= myr_the_job.ranks + myr_the_job.size || r->ult != self)
+        return NULL;
+    return r;
+}
+
+/* The job's exit status from the ranks' (see the top). */
+static int job_status(const myr_job *job)
+{
+    for (int i = 0; i < job->size; i++) {
+        int code = job->ranks[i].exit_code;
+        if (code != 0)
+            return (code & 0xff) ? code & 0xff : 1;
+    }
+    return 0;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static int read_settings(long *nranks)
+{
+    *nranks = 1;
+    const char *v = myr_env_get(MYR_ENV_NRANKS);
+    if (v && (myr_env_parse_long(v, nranks) != 0 || *nranks < 1 ||
+              *nranks > MYR_MAX_RANKS)) {
+        fprintf(stderr, "myriad: MYR_NRANKS=%s is not a number of ranks "
+                "(1 to %ld)\n", v, MYR_MAX_RANKS);
+        return -1;
+    }
+    v = myr_env_get(MYR_ENV_VERBOSE);
+    verbose = v && strcmp(v, "0") != 0;
+    return 0;
+}
+
+int myr_launch_main(int argc, char **argv, const myr_program *program)
+{
+    long nranks;
+    if (read_settings(&nranks) != 0)
+        return 1;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (myr_privatize_plan(&privatization, program, (int)nranks) != 0)
+        return 1;
+    /* The copies' mappings come out of what the stacks' guard pages may
+     * use (arch/stack.h), so the two never ask for the same ones. */
+    myr_config_t config = {.reserved_mappings = myr_privatize_mappings(&privatization)};
+    int rc = myr_init_config(&config);
+    if (rc != MYR_OK) {
+        fprintf(stderr, "myriad: cannot start the runtime: %s\n", myr_strerror(rc));
+        return 1;
+    }
+    if (verbose) {
+        fprintf(stderr, "myriad: %ld rank%s on %d worker%s, globals %s (%s)\n",
+                nranks, nranks == 1 ? "" : "s", myr_worker_count(),
+                myr_worker_count() == 1 ? "" : "s",
+                privatization.private_globals ? "private to each rank"
+                                              : "shared by all ranks",
+                privatization.reason);
+    }
+    if (verbose && privatization.warning[0])
+        fprintf(stderr, "myriad: warning: %s\n", privatization.warning);
+
+    starts = calloc((size_t)nranks, sizeof *starts);
+    ults = calloc((size_t)nranks, sizeof *ults);
+    if (myr_job_create((int)nranks) != 0 || !starts || !ults) {
+        fprintf(stderr, "myriad: out of memory for %ld ranks\n", nranks);
+        return 1;
+    }
+    /* Copies are loaded one after the other (glibc serialises dlopen) on
+     * this thread, before any rank runs: their constructors then run on a
+     * thread that is not in the middle of a rank. */
+    for (long i = 0; i < nranks; i++)
+        if (myr_privatize_load(&privatization, (int)i) != 0)
+            return 1;
+    if (verbose && privatization.private_globals)
+        fprintf(stderr, "myriad: %ld private cop%s of the program loaded in "
+                "%.3f s\n", nranks - 1, nranks == 2 ? "y" : "ies",
+                seconds_since(&t0));
+    if (myr_tag_output_start((int)nranks) != 0)
+        return 1;
+    int workers = myr_worker_count();
+    for (long i = 0; i < nranks; i++) {
+        starts[i] = (rank_start){&myr_the_job.ranks[i], argc, argv, NULL};
+        /* Spread ranks over the workers in blocks (neighbours together). */
+        int w = (int)(i * workers / nranks);
+        rc = myr_ult_spawn_on(w, &ults[i], run_rank, &starts[i]);
+        if (rc != MYR_OK) {
+            fprintf(stderr, "myriad: cannot start rank %ld: %s\n", i, myr_strerror(rc));
+            myr_exit_process(1);
+        }
+        myr_the_job.ranks[i].ult = ults[i];
+    }
+    for (long i = 0; i < nranks; i++)
+        myr_ult_join(ults[i], NULL);
+    int status = job_status(&myr_the_job);
+    myr_finalize();
+    myr_tag_output_finish();
+    free(starts);
+    free(ults);
+    myr_job_destroy();
+    return status;
+}
