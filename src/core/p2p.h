@@ -45,8 +45,9 @@ struct myr_mpi_request {
     bool persistent;
     bool active;                /* started and not yet waited for */
     bool heap;                  /* allocated by myr_request_new */
-    bool solo;                  /* a blocking call's own request, on its stack:
-                                   completing it in that call needs no atomics */
+    bool solo;                  /* a blocking call's own request, on its stack,
+                                   its waiter registered from the start: no
+                                   atomic read-modify-write completes it */
     _Atomic int state;          /* MYR_REQ_COMPLETE | MYR_REQ_FREED */
     _Atomic(myr_ult_t *) waiter;  /* the ULT blocked on this request alone */
     myr_rank *owner;            /* whose wait cell a completion notifies */
@@ -87,6 +88,10 @@ struct myr_mpi_message {
 
 
 void myr_request_init(struct myr_mpi_request *r, myr_rank *owner, myr_req_kind kind);
+/* A blocking call's own request (`solo`): the calling ULT is its waiter
+ * before the request is published, and nothing else waits for or frees it. */
+void myr_request_init_solo(struct myr_mpi_request *r, myr_rank *owner,
+                           myr_req_kind kind);
 struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind);
 void myr_request_release(struct myr_mpi_request *r);
 bool myr_request_valid(MPI_Request r);
@@ -102,7 +107,9 @@ static inline bool myr_request_done(const struct myr_mpi_request *r)
  * MYR_WAITER_CLAIMED, resumes the waiter, and only then sets COMPLETE with
  * its last touch of the request, so the waiter (which yields while it reads
  * CLAIMED without COMPLETE) cannot return and free a request the completer
- * still uses. */
+ * still uses. A solo request's waiter is registered before its request is
+ * published, so the completer uses plain stores for the same two steps and
+ * does not notify the wait cell (no other waiter can want it). */
 void myr_request_complete(struct myr_mpi_request *r);
 /* Wait (suspended) until r is complete. */
 void myr_request_wait(myr_rank *self, struct myr_mpi_request *r);
