@@ -19,41 +19,6 @@
 
 /* ---- requests -------------------------------------------------------- */
 
-/* Field by field, not memset: for a request this size the compiler emits
- * `rep stos`, whose start-up cost was a fifth of a same-worker ping-pong. */
-void myr_request_init(struct myr_mpi_request *r, myr_rank *owner, myr_req_kind kind)
-{
-    r->magic = MYR_MAGIC_REQUEST;
-    r->kind = (unsigned char)kind;
-    r->mode = MYR_MODE_STANDARD;
-    r->persistent = false;
-    r->active = false;
-    r->heap = false;
-    r->solo = false;
-    atomic_init(&r->state, 0);
-    atomic_init(&r->waiter, NULL);
-    r->owner = owner;
-    r->sbuf = NULL;
-    r->rbuf = NULL;
-    r->count = 0;
-    r->type = MPI_DATATYPE_NULL;
-    r->peer = MPI_PROC_NULL;
-    r->tag = 0;
-    r->comm = MPI_COMM_NULL;
-    myr_status_empty(&r->status);
-    r->env = NULL;
-    r->dest = NULL;
-    r->next = r->prev = NULL;
-}
-
-void myr_request_init_solo(struct myr_mpi_request *r, myr_rank *owner,
-                           myr_req_kind kind)
-{
-    myr_request_init(r, owner, kind);
-    r->solo = true;
-    atomic_init(&r->waiter, myr_ult_self());
-}
-
 struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind)
 {
     struct myr_mpi_request *r = malloc(sizeof *r);

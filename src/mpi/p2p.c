@@ -10,9 +10,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The size of a valid communicator whose kind we know, else -1. */
+static inline int comm_size_known(MPI_Comm comm)
+{
+    if (comm->kind == MYR_COMM_WORLD)
+        return comm->size;
+    return comm->kind == MYR_COMM_SELF ? 1 : -1;
+}
+
+/* Would every check of check_send/check_recv pass? The same rules without
+ * a call, so that a valid call (nearly all of them) costs a few compares
+ * instead of a third of a same-worker ping-pong; anything else, including
+ * what this cannot decide, goes through the checkers, which have the last
+ * word and build the error messages. */
+static inline bool common_args_ok(const void *buf, int count, MPI_Datatype type,
+                                  MPI_Comm comm)
+{
+    return comm && comm->magic == MYR_MAGIC_COMM && count >= 0 && type &&
+           type->magic == MYR_MAGIC_TYPE && type->committed && (buf || count == 0);
+}
+
+static inline bool send_args_ok(const void *buf, int count, MPI_Datatype type,
+                                int dest, int tag, MPI_Comm comm)
+{
+    return common_args_ok(buf, count, type, comm) &&
+           ((dest >= 0 && dest < comm_size_known(comm)) || dest == MPI_PROC_NULL) &&
+           tag >= 0 && tag <= MYR_TAG_UB;
+}
+
+static inline bool recv_args_ok(const void *buf, int count, MPI_Datatype type,
+                                int source, int tag, MPI_Comm comm)
+{
+    return common_args_ok(buf, count, type, comm) &&
+           ((source >= 0 && source < comm_size_known(comm)) ||
+            source == MPI_PROC_NULL || source == MPI_ANY_SOURCE) &&
+           ((tag >= 0 && tag <= MYR_TAG_UB) || tag == MPI_ANY_TAG);
+}
+
 /* Checks shared by every send: comm, count, type, buffer, dest, tag. */
-static int check_send(const char *call, myr_rank *self, const void *buf, int count,
-                      MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+static int check_send_all(const char *call, myr_rank *self, const void *buf, int count,
+                          MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     int err;
     if ((err = myr_check_comm(call, comm)) ||
@@ -25,8 +62,8 @@ static int check_send(const char *call, myr_rank *self, const void *buf, int cou
     return MPI_SUCCESS;
 }
 
-static int check_recv(const char *call, myr_rank *self, const void *buf, int count,
-                      MPI_Datatype type, int source, int tag, MPI_Comm comm)
+static int check_recv_all(const char *call, myr_rank *self, const void *buf, int count,
+                          MPI_Datatype type, int source, int tag, MPI_Comm comm)
 {
     int err;
     if ((err = myr_check_comm(call, comm)) ||
@@ -38,6 +75,22 @@ static int check_recv(const char *call, myr_rank *self, const void *buf, int cou
         (err = myr_check_tag(call, comm, tag, true)))
         return err;
     return MPI_SUCCESS;
+}
+
+static inline int check_send(const char *call, myr_rank *self, const void *buf, int count,
+                             MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    if (__builtin_expect(send_args_ok(buf, count, type, dest, tag, comm), 1))
+        return MPI_SUCCESS;
+    return check_send_all(call, self, buf, count, type, dest, tag, comm);
+}
+
+static inline int check_recv(const char *call, myr_rank *self, const void *buf, int count,
+                             MPI_Datatype type, int source, int tag, MPI_Comm comm)
+{
+    if (__builtin_expect(recv_args_ok(buf, count, type, source, tag, comm), 1))
+        return MPI_SUCCESS;
+    return check_recv_all(call, self, buf, count, type, source, tag, comm);
 }
 
 static void describe_send(struct myr_mpi_request *r, const void *buf, int count,
