@@ -479,6 +479,6 @@ bool myr_p2p_cancel(struct myr_mpi_request *r)
     }
     myr_status_empty(&r->status);
     r->status.myr_cancelled = 1;
-    myr_request_complete(r);
+    complete_own(r);  /* the owner cancels: a solo request is its own call's */
     return true;
 }
