@@ -19,15 +19,6 @@
 
 /* ---- requests -------------------------------------------------------- */
 
-void myr_request_init(struct myr_mpi_request *r, myr_rank *owner, myr_req_kind kind)
-{
-    memset(r, 0, sizeof *r);
-    r->magic = MYR_MAGIC_REQUEST;
-    r->kind = (unsigned char)kind;
-    r->owner = owner;
-    atomic_init(&r->state, 0);
-}
-
 struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind)
 {
     struct myr_mpi_request *r = malloc(sizeof *r);
@@ -52,6 +43,17 @@ bool myr_request_valid(MPI_Request r)
 
 void myr_request_complete(struct myr_mpi_request *r)
 {
+    if (r->solo) {
+        /* A blocking call's request: its waiter registered before the
+         * request was published and nothing else can wait for it or free
+         * it, so plain stores do (CLAIMED is ordered before the resume's
+         * sequentially consistent CAS, COMPLETE is the last touch). */
+        myr_ult_t *waiter = atomic_load_explicit(&r->waiter, memory_order_relaxed);
+        atomic_store_explicit(&r->waiter, MYR_WAITER_CLAIMED, memory_order_release);
+        myr_ult_resume(waiter);
+        atomic_store_explicit(&r->state, MYR_REQ_COMPLETE, memory_order_release);
+        return;
+    }
     myr_rank *owner = r->owner;  /* read before r may be freed */
     myr_ult_t *waiter = atomic_exchange(&r->waiter, MYR_WAITER_CLAIMED);
     if (waiter && waiter != MYR_WAITER_CLAIMED)
@@ -67,19 +69,30 @@ static bool request_done_cb(void *arg)
     return myr_request_done(arg);
 }
 
+/* Suspended until COMPLETE; while the completer is between its CLAIMED and
+ * COMPLETE steps (it resumed us already) we only yield. */
+static void wait_claimed(struct myr_mpi_request *r)
+{
+    while (!myr_request_done(r)) {
+        if (atomic_load_explicit(&r->waiter, memory_order_acquire) == MYR_WAITER_CLAIMED)
+            myr_ult_yield();
+        else
+            myr_ult_suspend();
+    }
+}
+
 void myr_request_wait(myr_rank *self, struct myr_mpi_request *r)
 {
     if (myr_request_done(r))
         return;
+    if (r->solo) {
+        wait_claimed(r);  /* registered by myr_request_init_solo */
+        return;
+    }
     myr_ult_t *expected = NULL;
     if (atomic_compare_exchange_strong(&r->waiter, &expected, myr_ult_self()) ||
         expected == MYR_WAITER_CLAIMED) {
-        while (!myr_request_done(r)) {
-            if (atomic_load(&r->waiter) == MYR_WAITER_CLAIMED)
-                myr_ult_yield();  /* the completer is between its two steps */
-            else
-                myr_ult_suspend();
-        }
+        wait_claimed(r);
         return;
     }
     /* Another ULT of this rank waits on it already (MPI_THREAD_MULTIPLE). */
@@ -251,7 +264,8 @@ static void unexpected_append(myr_match_queues *q, myr_envelope *e)
 int myr_p2p_start_send(struct myr_mpi_request *s)
 {
     atomic_store_explicit(&s->state, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->waiter, NULL, memory_order_relaxed);
+    if (!s->solo)
+        atomic_store_explicit(&s->waiter, NULL, memory_order_relaxed);
     s->env = NULL;
     if (s->peer == MPI_PROC_NULL) {
         myr_status_empty(&s->status);
@@ -355,7 +369,8 @@ int myr_p2p_start_send(struct myr_mpi_request *s)
 void myr_p2p_start_recv(struct myr_mpi_request *r)
 {
     atomic_store_explicit(&r->state, 0, memory_order_relaxed);
-    atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
+    if (!r->solo)
+        atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
     if (r->peer == MPI_PROC_NULL) {
         myr_status_empty(&r->status);
         r->status.MPI_SOURCE = MPI_PROC_NULL;
@@ -378,7 +393,8 @@ void myr_p2p_start_recv(struct myr_mpi_request *r)
 void myr_p2p_start_mrecv(struct myr_mpi_request *r, myr_envelope *msg)
 {
     atomic_store_explicit(&r->state, 0, memory_order_relaxed);
-    atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
+    if (!r->solo)
+        atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
     take_envelope(r, msg);
 }
 
@@ -463,6 +479,6 @@ bool myr_p2p_cancel(struct myr_mpi_request *r)
     }
     myr_status_empty(&r->status);
     r->status.myr_cancelled = 1;
-    myr_request_complete(r);
+    complete_own(r);  /* the owner cancels: a solo request is its own call's */
     return true;
 }

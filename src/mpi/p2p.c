@@ -10,9 +10,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The calling rank when it may call MPI (between MPI_Init and
+ * MPI_Finalize): one inline test; myr_mpi_enter decides and reports
+ * everything else. */
+static inline myr_rank *enter(const char *call, int *err)
+{
+    myr_rank *self = myr_rank_self();
+    if (__builtin_expect(self && self->init_state == 1, 1)) {
+        *err = MPI_SUCCESS;
+        return self;
+    }
+    return myr_mpi_enter(call, err);
+}
+
+/* The size of a valid communicator whose kind we know, else -1. */
+static inline int comm_size_known(MPI_Comm comm)
+{
+    if (comm->kind == MYR_COMM_WORLD)
+        return comm->size;
+    return comm->kind == MYR_COMM_SELF ? 1 : -1;
+}
+
+/* Would every check of check_send/check_recv pass? The same rules without
+ * a call, so that a valid call (nearly all of them) costs a few compares
+ * instead of a third of a same-worker ping-pong; anything else, including
+ * what this cannot decide, goes through the checkers, which have the last
+ * word and build the error messages. */
+static inline bool common_args_ok(const void *buf, int count, MPI_Datatype type,
+                                  MPI_Comm comm)
+{
+    return comm && comm->magic == MYR_MAGIC_COMM && count >= 0 && type &&
+           type->magic == MYR_MAGIC_TYPE && type->committed && (buf || count == 0);
+}
+
+static inline bool send_args_ok(const void *buf, int count, MPI_Datatype type,
+                                int dest, int tag, MPI_Comm comm)
+{
+    return common_args_ok(buf, count, type, comm) &&
+           ((dest >= 0 && dest < comm_size_known(comm)) || dest == MPI_PROC_NULL) &&
+           tag >= 0 && tag <= MYR_TAG_UB;
+}
+
+static inline bool recv_args_ok(const void *buf, int count, MPI_Datatype type,
+                                int source, int tag, MPI_Comm comm)
+{
+    return common_args_ok(buf, count, type, comm) &&
+           ((source >= 0 && source < comm_size_known(comm)) ||
+            source == MPI_PROC_NULL || source == MPI_ANY_SOURCE) &&
+           ((tag >= 0 && tag <= MYR_TAG_UB) || tag == MPI_ANY_TAG);
+}
+
 /* Checks shared by every send: comm, count, type, buffer, dest, tag. */
-static int check_send(const char *call, myr_rank *self, const void *buf, int count,
-                      MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+static int check_send_all(const char *call, myr_rank *self, const void *buf, int count,
+                          MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     int err;
     if ((err = myr_check_comm(call, comm)) ||
@@ -25,8 +75,8 @@ static int check_send(const char *call, myr_rank *self, const void *buf, int cou
     return MPI_SUCCESS;
 }
 
-static int check_recv(const char *call, myr_rank *self, const void *buf, int count,
-                      MPI_Datatype type, int source, int tag, MPI_Comm comm)
+static int check_recv_all(const char *call, myr_rank *self, const void *buf, int count,
+                          MPI_Datatype type, int source, int tag, MPI_Comm comm)
 {
     int err;
     if ((err = myr_check_comm(call, comm)) ||
@@ -38,6 +88,22 @@ static int check_recv(const char *call, myr_rank *self, const void *buf, int cou
         (err = myr_check_tag(call, comm, tag, true)))
         return err;
     return MPI_SUCCESS;
+}
+
+static inline int check_send(const char *call, myr_rank *self, const void *buf, int count,
+                             MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    if (__builtin_expect(send_args_ok(buf, count, type, dest, tag, comm), 1))
+        return MPI_SUCCESS;
+    return check_send_all(call, self, buf, count, type, dest, tag, comm);
+}
+
+static inline int check_recv(const char *call, myr_rank *self, const void *buf, int count,
+                             MPI_Datatype type, int source, int tag, MPI_Comm comm)
+{
+    if (__builtin_expect(recv_args_ok(buf, count, type, source, tag, comm), 1))
+        return MPI_SUCCESS;
+    return check_recv_all(call, self, buf, count, type, source, tag, comm);
 }
 
 static void describe_send(struct myr_mpi_request *r, const void *buf, int count,
@@ -79,14 +145,13 @@ static int blocking_send(const char *call, const void *buf, int count,
                          myr_send_mode mode)
 {
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = enter(call, &err);
     if (!self)
         return err;
     if ((err = check_send(call, self, buf, count, type, dest, tag, comm)))
         return err;
     struct myr_mpi_request r;
-    myr_request_init(&r, self, MYR_REQ_SEND);
-    r.solo = true;
+    myr_request_init_solo(&r, self, MYR_REQ_SEND);
     describe_send(&r, buf, count, type, dest, tag, comm, mode);
     if ((err = myr_p2p_start_send(&r)))
         return send_failed(call, comm, self, err);
@@ -124,7 +189,7 @@ static int make_send(const char *call, const void *buf, int count, MPI_Datatype 
                      myr_send_mode mode, bool persistent)
 {
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = enter(call, &err);
     if (!self)
         return err;
     if ((err = check_send(call, self, buf, count, type, dest, tag, comm)) ||
@@ -181,14 +246,13 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
 {
     static const char call[] = "MPI_Recv";
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = enter(call, &err);
     if (!self)
         return err;
     if ((err = check_recv(call, self, buf, count, type, source, tag, comm)))
         return err;
     struct myr_mpi_request r;
-    myr_request_init(&r, self, MYR_REQ_RECV);
-    r.solo = true;
+    myr_request_init_solo(&r, self, MYR_REQ_RECV);
     describe_recv(&r, buf, count, type, source, tag, comm);
     myr_p2p_start_recv(&r);
     myr_request_wait(self, &r);
@@ -202,7 +266,7 @@ static int make_recv(const char *call, void *buf, int count, MPI_Datatype type,
                      bool persistent)
 {
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = enter(call, &err);
     if (!self)
         return err;
     if ((err = check_recv(call, self, buf, count, type, source, tag, comm)) ||
@@ -242,18 +306,16 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 {
     static const char call[] = "MPI_Sendrecv";
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = enter(call, &err);
     if (!self)
         return err;
     if ((err = check_send(call, self, sendbuf, sendcount, sendtype, dest, sendtag, comm)) ||
         (err = check_recv(call, self, recvbuf, recvcount, recvtype, source, recvtag, comm)))
         return err;
     struct myr_mpi_request rr, sr;
-    myr_request_init(&rr, self, MYR_REQ_RECV);
-    rr.solo = true;
+    myr_request_init_solo(&rr, self, MYR_REQ_RECV);
     describe_recv(&rr, recvbuf, recvcount, recvtype, source, recvtag, comm);
-    myr_request_init(&sr, self, MYR_REQ_SEND);
-    sr.solo = true;
+    myr_request_init_solo(&sr, self, MYR_REQ_SEND);
     describe_send(&sr, sendbuf, sendcount, sendtype, dest, sendtag, comm, MYR_MODE_STANDARD);
     myr_p2p_start_recv(&rr);  /* post first: a send to ourselves then matches */
     if ((err = myr_p2p_start_send(&sr))) {
@@ -274,7 +336,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int
 {
     static const char call[] = "MPI_Sendrecv_replace";
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = enter(call, &err);
     if (!self)
         return err;
     if ((err = check_send(call, self, buf, count, type, dest, sendtag, comm)) ||
@@ -322,7 +384,7 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, bool bloc
                  bool take, int *flag, MPI_Message *message, MPI_Status *status)
 {
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = enter(call, &err);
     if (!self)
         return err;
     if ((err = check_probe(call, self, source, tag, comm)) ||
@@ -400,7 +462,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
 {
     static const char call[] = "MPI_Mrecv";
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = enter(call, &err);
     if (!self)
         return err;
     if ((err = check_message(call, self, message)) ||
@@ -429,7 +491,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
 {
     static const char call[] = "MPI_Imrecv";
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = enter(call, &err);
     if (!self)
         return err;
     if ((err = check_message(call, self, message)) ||
@@ -463,7 +525,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 {
     static const char call[] = "MPI_Buffer_attach";
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = enter(call, &err);
     if (!self)
         return err;
     if (size < 0)
@@ -491,7 +553,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     static const char call[] = "MPI_Buffer_detach";
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = enter(call, &err);
     if (!self)
         return err;
     if ((err = myr_check_pointer(call, MPI_COMM_WORLD, buffer_addr, "buffer_addr")) ||
