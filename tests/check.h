@@ -47,6 +47,20 @@ static inline int run_test_case(int argc, char **argv, const test_case *cases,
     return 2;
 }
 
+/* Lines of /proc/self/maps: the process's memory mappings (VMAs), counted
+ * independently of the library under test. */
+static inline long check_mapping_count(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    CHECK(f != NULL);
+    long n = 0;
+    int c;
+    while ((c = getc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
 #define RUN_TEST_CASES(argc, argv, cases) \
     run_test_case(argc, argv, cases, sizeof(cases) / sizeof((cases)[0]))
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -135,6 +136,19 @@ long myr_stack_max_map_count(void)
         if (end != buf && v > 0)
             n = v;
     }
+    return n;
+}
+
+long myr_stack_mappings_in_use(void)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return 0;
+    long n = 0;
+    int c;
+    while ((c = getc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
     return n;
 }
 

@@ -128,6 +128,9 @@ typedef enum myr_stack_guard {
 
 /* vm.max_map_count (65530 if it cannot be read). */
 long myr_stack_max_map_count(void);
+/* Memory mappings the process has now (lines of /proc/self/maps; 0 if it
+ * cannot be read). */
+long myr_stack_mappings_in_use(void);
 /* How many guarded stacks a process may have: their two mappings each may
  * use half of max_map_count; the other half is left to the rest of the
  * process (libraries, heap, chunks, the network layer). */

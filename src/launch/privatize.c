@@ -37,19 +37,6 @@ extern char *optarg;
 
 static const myr_getopt_vars libc_vars = {&optind, &opterr, &optopt, &optarg};
 
-static long count_mappings(void)
-{
-    FILE *f = fopen("/proc/self/maps", "re");
-    if (!f)
-        return 0;
-    long n = 0;
-    int c;
-    while ((c = getc(f)) != EOF)
-        n += c == '\n';
-    fclose(f);
-    return n;
-}
-
 static void describe_globals(const myr_image *img, char *out, size_t len)
 {
     if (!img->symbols) {
@@ -132,7 +119,7 @@ static int check_limits(myr_privatization *p)
     long per_copy = p->image.mappings_per_copy;
     long needed = copies * per_copy;
     long max = myr_stack_max_map_count();
-    long used = count_mappings();
+    long used = myr_stack_mappings_in_use();
     if (needed + used + MAPPINGS_MARGIN > max) {
         long fit = (max - used - MAPPINGS_MARGIN) / per_copy + 1;
         long suggest = ((needed + max) / 65536 + 1) * 65536;

@@ -319,19 +319,6 @@ static void empty_pool_refills_from_depot(void)
 
 /* ---- chunks: guarded and canary stacks carved by a depot -------------- */
 
-/* Lines of /proc/self/maps: the process's memory mappings (VMAs). */
-static long mapping_count(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL);
-    long n = 0;
-    int c;
-    while ((c = getc(f)) != EOF)
-        n += c == '\n';
-    fclose(f);
-    return n;
-}
-
 /* In a child process: write one byte at addr. Did that kill it with
  * SIGSEGV? */
 static int write_faults(void *addr)
@@ -483,18 +470,18 @@ static void canary_stacks_cost_no_mapping_each(void)
     enum { N = 2000 };
     myr_stack_depot d;
     myr_stack_depot_init(&d, MYR_STACK_GUARD_NEVER, 0);
-    long before = mapping_count();
+    long before = check_mapping_count();
     for (int i = 0; i < N; i++)
         CHECK(myr_stack_depot_carve(&d, 64 * 1024) != NULL);
-    CHECK(mapping_count() - before <= 8);
+    CHECK(check_mapping_count() - before <= 8);
     myr_stack_depot_drain(&d);
-    CHECK(mapping_count() <= before);
+    CHECK(check_mapping_count() <= before);
 
     myr_stack_depot_init(&d, MYR_STACK_GUARD_ALWAYS, 0);
-    before = mapping_count();
+    before = check_mapping_count();
     for (int i = 0; i < 100; i++)
         CHECK(myr_stack_depot_carve(&d, 64 * 1024) != NULL);
-    long added = mapping_count() - before;
+    long added = check_mapping_count() - before;
     CHECK(added >= 2 * 100 - 2 && added <= 2 * 100 + 8);
     myr_stack_depot_drain(&d);
 }

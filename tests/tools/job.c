@@ -2,7 +2,9 @@
  *   job shape ARGS...          rank 0 prints the job's shape; every rank
  *                              checks that it got ARGS
  *   job return R C [R C]...    rank R returns C (the others return 0)
- *   job exit R C               rank R calls exit(C) */
+ *   job exit R C               rank R calls exit(C) before MPI_Finalize
+ *   job exit-after R C         rank R calls exit(C) after MPI_Finalize; the
+ *                              others go on running and say so */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,15 @@ int main(int argc, char **argv)
     } else if (strcmp(what, "exit") == 0 && argc == 4) {
         if (atoi(argv[2]) == rank)
             exit(atoi(argv[3]));
+    } else if (strcmp(what, "exit-after") == 0 && argc == 4) {
+        MPI_Finalize();
+        if (atoi(argv[2]) == rank)
+            exit(atoi(argv[3]));
+        /* Let the exiting rank run first: its exit must not end us. */
+        for (int i = 0; i < 100; i++)
+            myr_ult_yield();
+        printf("rank %d ran to the end\n", rank);
+        return 0;
     } else {
         fprintf(stderr, "usage: job shape|return|exit ...\n");
         status = 2;

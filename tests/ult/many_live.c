@@ -16,19 +16,6 @@ static myr_ult_t *handles[LIVE];
 static atomic_long parked;
 static _Atomic int released;
 
-/* Lines of /proc/self/maps: the process's memory mappings. */
-static long mapping_count(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL);
-    long n = 0;
-    int c;
-    while ((c = getc(f)) != EOF)
-        n += c == '\n';
-    fclose(f);
-    return n;
-}
-
 static long max_map_count(void)
 {
     long n = 65530;
@@ -68,7 +55,7 @@ static void hundred_thousand_live_at_once(void)
     while (atomic_load(&parked) < LIVE)
         myr_ult_yield();
     /* All parked at once, within the kernel's limit. */
-    CHECK(mapping_count() < max_map_count());
+    CHECK(check_mapping_count() < max_map_count());
     atomic_store(&released, 1);
     for (long i = 0; i < LIVE; i++)
         CHECK_OK(myr_ult_resume(handles[i]));
