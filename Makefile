@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check bench clean
+.PHONY: all deps demo check bench bench-startup clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -28,6 +28,11 @@ check: deps
 bench: all
 	$(BUILD)/bench/ult_bench
 	BUILD=$(BUILD) scripts/bench-mpi
+
+# Start-up time and memory per rank, globals private vs shared, N = 1 to
+# 10000 ranks, next to one rank per process (bench/README.md).
+bench-startup: all
+	BUILD=$(BUILD) scripts/bench-startup
 
 clean:
 	rm -rf build build-asan build-aarch64

@@ -36,6 +36,7 @@ static const char *const toolchain_objects[] = {
     "__dso_handle",     /* crtbegin: this object's atexit identity */
     "__TMC_END__",
     "_ZStL8__ioinit",   /* <iostream>'s std::ios_base::Init */
+    "__aarch64_have_lse_atomics",  /* libgcc's outline atomics */
 };
 
 static const char *const libc_var_names[MYR_LIBC_VAR_COUNT_] = {
@@ -47,7 +48,8 @@ static const char *const libc_var_names[MYR_LIBC_VAR_COUNT_] = {
 
 static bool is_toolchain_object(const char *name)
 {
-    if (strncmp(name, "DW.ref.", 7) == 0)  /* C++: the personality routine */
+    if (strncmp(name, "DW.ref.", 7) == 0 ||  /* C++: the personality routine */
+        strncmp(name, "__odr_asan", 10) == 0)  /* ASan's one-definition markers */
         return true;
     for (size_t i = 0; i < sizeof toolchain_objects / sizeof *toolchain_objects; i++)
         if (strcmp(name, toolchain_objects[i]) == 0)
@@ -184,6 +186,96 @@ static void note_global(myr_image *img, const char *name, uint64_t size)
     img->globals_bytes += size;
 }
 
+/* Objects that COPY relocations bring into the program's .bss (libc's
+ * stdout, say, in code built -fPIE): not the program's own globals. */
+#define MAX_COPIED 256
+typedef struct copied_objects {
+    uint64_t addr[MAX_COPIED];
+    int count;
+    uint64_t bytes;
+} copied_objects;
+
+static bool is_copied(const copied_objects *c, uint64_t addr)
+{
+    for (int i = 0; i < c->count; i++)
+        if (c->addr[i] == addr)
+            return true;
+    return false;
+}
+
+/* Relocations: COPY ones (the program cannot be copied; their objects are
+ * noted), and the GOT slots of getopt's variables. */
+static void scan_relocations(myr_image *img, const ElfW(Ehdr) *eh,
+                             const ElfW(Shdr) *sh, copied_objects *copied)
+{
+    for (int i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_RELA || sh[i].sh_link >= eh->e_shnum)
+            continue;
+        const ElfW(Shdr) *symtab = &sh[sh[i].sh_link];
+        const ElfW(Shdr) *strtab =
+            symtab->sh_link < eh->e_shnum ? &sh[symtab->sh_link] : NULL;
+        size_t nsyms = symtab->sh_size / sizeof(ElfW(Sym));
+        const ElfW(Sym) *syms = at(img, symtab->sh_offset, nsyms * sizeof *syms);
+        size_t n = sh[i].sh_size / sizeof(ElfW(Rela));
+        const ElfW(Rela) *rela = at(img, sh[i].sh_offset, n * sizeof *rela);
+        for (size_t k = 0; rela && syms && k < n; k++) {
+            uint64_t type = ELF64_R_TYPE(rela[k].r_info);
+            uint64_t symi = ELF64_R_SYM(rela[k].r_info);
+            if (symi == 0 || symi >= nsyms)
+                continue;
+            const char *sname = string_at(img, strtab, syms[symi].st_name);
+            if (!sname)
+                continue;
+            if (type == RELOC_COPY) {
+                char detail[128];
+                snprintf(detail, sizeof detail, "a COPY relocation for `%.60s`: "
+                         "code built without -fPIC", sname);
+                set_unloadable(img, "it was not compiled as position-"
+                               "independent code", detail);
+                if (copied->count < MAX_COPIED)
+                    copied->addr[copied->count++] = rela[k].r_offset;
+                copied->bytes += syms[symi].st_size;
+                continue;
+            }
+            if ((type != RELOC_GLOB_DAT && type != RELOC_ABS64) ||
+                rela[k].r_addend != 0)
+                continue;
+            for (int v = 0; v < MYR_LIBC_VAR_COUNT_; v++) {
+                if (strcmp(sname, libc_var_names[v]) != 0 ||
+                    img->ngot_slots[v] == MYR_IMAGE_MAX_GOT_SLOTS)
+                    continue;
+                img->got_slots[v][img->ngot_slots[v]++] = rela[k].r_offset;
+            }
+        }
+    }
+}
+
+static void scan_symbols(myr_image *img, const ElfW(Ehdr) *eh,
+                         const ElfW(Shdr) *sh, const ElfW(Shdr) *shstr,
+                         const copied_objects *copied)
+{
+    for (int i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+            continue;
+        img->symbols = true;
+        const ElfW(Shdr) *strtab = &sh[sh[i].sh_link];
+        size_t n = sh[i].sh_size / sizeof(ElfW(Sym));
+        const ElfW(Sym) *sym = at(img, sh[i].sh_offset, n * sizeof *sym);
+        for (size_t k = 1; sym && k < n; k++) {
+            if (ELF64_ST_TYPE(sym[k].st_info) != STT_OBJECT ||
+                sym[k].st_size == 0 || sym[k].st_shndx == SHN_UNDEF ||
+                sym[k].st_shndx >= eh->e_shnum || is_copied(copied, sym[k].st_value))
+                continue;
+            const char *sname = string_at(img, strtab, sym[k].st_name);
+            const ElfW(Shdr) *home = &sh[sym[k].st_shndx];
+            if (!sname || is_toolchain_object(sname) ||
+                !is_program_data(img, home, string_at(img, shstr, home->sh_name)))
+                continue;
+            note_global(img, sname, sym[k].st_size);
+        }
+    }
+}
+
 static void scan_sections(myr_image *img, const ElfW(Ehdr) *eh)
 {
     const ElfW(Shdr) *sh = at(img, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof *sh);
@@ -194,75 +286,20 @@ static void scan_sections(myr_image *img, const ElfW(Ehdr) *eh)
         return;
     }
     const ElfW(Shdr) *shstr = eh->e_shstrndx < eh->e_shnum ? &sh[eh->e_shstrndx] : NULL;
-    uint64_t stripped_bytes = 0;
-
-    for (int i = 0; i < eh->e_shnum; i++) {
-        const char *name = string_at(img, shstr, sh[i].sh_name);
-        if (is_program_data(img, &sh[i], name))
-            stripped_bytes += sh[i].sh_size;
-
-        if ((sh[i].sh_type == SHT_SYMTAB) && sh[i].sh_link < eh->e_shnum) {
-            img->symbols = true;
-            const ElfW(Shdr) *strtab = &sh[sh[i].sh_link];
-            size_t n = sh[i].sh_size / sizeof(ElfW(Sym));
-            const ElfW(Sym) *sym = at(img, sh[i].sh_offset, n * sizeof *sym);
-            for (size_t k = 1; sym && k < n; k++) {
-                if (ELF64_ST_TYPE(sym[k].st_info) != STT_OBJECT ||
-                    sym[k].st_size == 0 || sym[k].st_shndx == SHN_UNDEF ||
-                    sym[k].st_shndx >= eh->e_shnum)
-                    continue;
-                const char *sname = string_at(img, strtab, sym[k].st_name);
-                const ElfW(Shdr) *home = &sh[sym[k].st_shndx];
-                if (!sname || is_toolchain_object(sname) ||
-                    !is_program_data(img, home, string_at(img, shstr, home->sh_name)))
-                    continue;
-                note_global(img, sname, sym[k].st_size);
-            }
-        }
-
-        if (sh[i].sh_type == SHT_RELA && sh[i].sh_link < eh->e_shnum) {
-            const ElfW(Shdr) *symtab = &sh[sh[i].sh_link];
-            const ElfW(Shdr) *strtab =
-                symtab->sh_link < eh->e_shnum ? &sh[symtab->sh_link] : NULL;
-            size_t nsyms = symtab->sh_size / sizeof(ElfW(Sym));
-            const ElfW(Sym) *syms = at(img, symtab->sh_offset, nsyms * sizeof *syms);
-            size_t n = sh[i].sh_size / sizeof(ElfW(Rela));
-            const ElfW(Rela) *rela = at(img, sh[i].sh_offset, n * sizeof *rela);
-            for (size_t k = 0; rela && syms && k < n; k++) {
-                uint64_t type = ELF64_R_TYPE(rela[k].r_info);
-                uint64_t symi = ELF64_R_SYM(rela[k].r_info);
-                if (symi == 0 || symi >= nsyms)
-                    continue;
-                const char *sname = string_at(img, strtab, syms[symi].st_name);
-                if (!sname)
-                    continue;
-                if (type == RELOC_COPY) {
-                    char detail[128];
-                    snprintf(detail, sizeof detail,
-                             "a COPY relocation for `%.60s`: code built "
-                             "without -fPIC", sname);
-                    set_unloadable(img, "it was not compiled as position-"
-                                   "independent code", detail);
-                    continue;
-                }
-                if ((type != RELOC_GLOB_DAT && type != RELOC_ABS64) ||
-                    rela[k].r_addend != 0)
-                    continue;
-                for (int v = 0; v < MYR_LIBC_VAR_COUNT_; v++) {
-                    if (strcmp(sname, libc_var_names[v]) != 0 ||
-                        img->ngot_slots[v] == MYR_IMAGE_MAX_GOT_SLOTS)
-                        continue;
-                    img->got_slots[v][img->ngot_slots[v]++] = rela[k].r_offset;
-                }
-            }
-        }
-    }
-    if (!img->symbols) {
-        /* Stripped: judge by size. crt files alone put ~17 bytes there. */
-        if (stripped_bytes > 32) {
-            img->globals = 1;
-            img->globals_bytes = stripped_bytes;
-        }
+    copied_objects copied = {.count = 0};
+    scan_relocations(img, eh, sh, &copied);
+    scan_symbols(img, eh, sh, shstr, &copied);
+    if (img->symbols)
+        return;
+    /* Stripped: judge by size. crt files alone put ~17 bytes there. */
+    uint64_t bytes = 0;
+    for (int i = 0; i < eh->e_shnum; i++)
+        if (is_program_data(img, &sh[i], string_at(img, shstr, sh[i].sh_name)))
+            bytes += sh[i].sh_size;
+    bytes = bytes > copied.bytes ? bytes - copied.bytes : 0;
+    if (bytes > 32) {
+        img->globals = 1;
+        img->globals_bytes = bytes;
     }
 }
 

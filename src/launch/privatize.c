@@ -238,9 +238,34 @@ static int redirect_libc_vars(myr_privatization *p, myr_rank_image *ri,
     return 0;
 }
 
+/* Write each page of [lo, hi) with its own contents: a private mapping
+ * then holds its own copy of the page, no longer the file's. RELRO pages
+ * are read-only by now and opened for the moment. Not instrumented: the
+ * pages hold ASan's redzones between globals. */
+__attribute__((no_sanitize_address))
+static int own_pages(myr_privatization *p, uintptr_t lo, uintptr_t hi,
+                     unsigned long bias)
+{
+    uintptr_t relro_lo = bias + PAGE_DOWN(p->image.relro_start);
+    uintptr_t relro_hi = bias + PAGE_DOWN(p->image.relro_end);
+    bool opened = false;
+    if (p->image.relro_end > p->image.relro_start && relro_lo < hi && relro_hi > lo) {
+        if (mprotect((void *)relro_lo, relro_hi - relro_lo, PROT_READ | PROT_WRITE) != 0)
+            return -1;
+        opened = true;
+    }
+    for (uintptr_t page = lo; page < hi; page += PAGE) {
+        volatile char *c = (volatile char *)page;
+        *c = *c;
+    }
+    if (opened && mprotect((void *)relro_lo, relro_hi - relro_lo, PROT_READ) != 0)
+        return -1;
+    return 0;
+}
+
 /* The copy's code and read-only data become mappings of the executable
- * (the pages the program itself runs from), and the memfd keeps only what
- * the writable segment may still read from it. */
+ * (the pages the program itself runs from), its writable data its own
+ * pages, and the memfd gives its pages back. */
 static int share_read_only(myr_privatization *p, int fd, unsigned long bias)
 {
     const myr_image *img = &p->image;
@@ -263,24 +288,18 @@ static int share_read_only(myr_privatization *p, int fd, unsigned long bias)
                  p->exe_fd, (off_t)PAGE_DOWN(l->offset)) == MAP_FAILED)
             return -1;
     }
-    /* Punch out every page no writable segment maps from the file. */
-    uint64_t keep_lo = UINT64_MAX, keep_hi = 0;
+    /* Give the copy's writable segments their own pages now (most are
+     * written by relocation anyway), so that nothing maps the memfd any
+     * more and its pages can go: a copy then costs its data once, not
+     * twice. */
     for (int i = 0; i < img->nloads; i++) {
         const myr_image_load *w = &img->loads[i];
-        if (!w->writable || w->filesz == 0)
-            continue;
-        if (PAGE_DOWN(w->offset) < keep_lo)
-            keep_lo = PAGE_DOWN(w->offset);
-        if (PAGE_UP(w->offset + w->filesz) > keep_hi)
-            keep_hi = PAGE_UP(w->offset + w->filesz);
+        if (w->writable && own_pages(p, bias + PAGE_DOWN(w->vaddr),
+                                     bias + PAGE_UP(w->vaddr + w->filesz), bias) != 0)
+            return -1;
     }
-    if (keep_lo == UINT64_MAX)
-        keep_lo = keep_hi = 0;
-    if (keep_lo > 0)
-        fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)keep_lo);
-    if (keep_hi < img->file_size)
-        fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)keep_hi,
-                  (off_t)(PAGE_UP(img->file_size) - keep_hi));
+    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+              (off_t)PAGE_UP(img->file_size));
     return 0;
 }
 

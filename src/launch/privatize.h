@@ -8,8 +8,9 @@
  * it, runs its constructors and tells debuggers), so each rank has its own
  * data, bss and GOT; rank 0 runs the program itself. The copies' code and
  * read-only data are then mapped from the executable file again, shared
- * with the program and with each other, so a copy costs about its writable
- * data. Copies stay loaded until the process ends.
+ * with the program and with each other, its writable pages made its own
+ * and the memfd emptied, so a copy costs about its writable data. Copies
+ * stay loaded until the process ends.
  *
  * The mode is MYR_PRIVATIZE=auto|always|never (mpiexec -privatize); auto
  * privatizes when the program defines writable globals of its own.

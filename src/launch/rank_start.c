@@ -63,6 +63,7 @@ static void end_rank(rank_start *start, int code, bool by_exit)
                     "rank %d: %s (with %d) without calling MPI_Finalize",
                     r->world_rank, by_exit ? "called exit" : "main returned",
                     code);
+    myr_mpi_rank_ended_uninitialized(r);
     /* Its private image's atexit handlers and static destructors: what a
      * process would run at its exit. Shared globals may still be in use by
      * other ranks, so a shared image's run at the process's exit. */

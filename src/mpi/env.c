@@ -11,7 +11,8 @@
  * completes the count wakes every other rank. Hence once a rank has
  * returned from MPI_Finalize, every rank has at least entered it, so no
  * rank still communicates with it (MPI forbids communication that is not
- * complete when MPI_Finalize is called), and it may end.
+ * complete when MPI_Finalize is called), and it may end. A rank that ends
+ * without ever calling MPI_Init counts as arrived (it cannot communicate).
  *
  * Thread levels: ULTs spawned by a rank act for it (myr_ult_inherited), and
  * everything in the MPI layer is safe for concurrent callers, so any level
@@ -100,20 +101,33 @@ static bool all_ranks_arrived(void *arg)
     return atomic_load(&myr_the_job.finalize_arrived) >= myr_the_job.size;
 }
 
+/* Count `self` into MPI_Finalize's arrivals; true if it was the last (and
+ * woke the others). */
+static bool arrive_at_finalize(myr_rank *self)
+{
+    int arrived = atomic_fetch_add(&myr_the_job.finalize_arrived, 1) + 1;
+    if (arrived != myr_the_job.size)
+        return false;
+    for (int i = 0; i < myr_the_job.size; i++)
+        if (&myr_the_job.ranks[i] != self)
+            myr_wait_notify(&myr_the_job.ranks[i]);
+    return true;
+}
+
+void myr_mpi_rank_ended_uninitialized(myr_rank *r)
+{
+    if (r->init_state == 0)
+        arrive_at_finalize(r);
+}
+
 int PMPI_Finalize(void)
 {
     int err;
     myr_rank *self = myr_mpi_enter("MPI_Finalize", &err);
     if (!self)
         return err;
-    int arrived = atomic_fetch_add(&myr_the_job.finalize_arrived, 1) + 1;
-    if (arrived == myr_the_job.size) {
-        for (int i = 0; i < myr_the_job.size; i++)
-            if (&myr_the_job.ranks[i] != self)
-                myr_wait_notify(&myr_the_job.ranks[i]);
-    } else {
+    if (!arrive_at_finalize(self))
         myr_wait_until(self, all_ranks_arrived, NULL);
-    }
     myr_errhandlers_finalize(self);
     self->init_state = 2;
     return MPI_SUCCESS;

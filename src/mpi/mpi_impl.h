@@ -37,6 +37,11 @@ _Noreturn void myr_mpi_die(int code, const char *fmt, ...)
  * MPI_Finalize. */
 void myr_errhandlers_finalize(myr_rank *self);
 
+/* Rank `r` has ended (its main returned or it called exit) without ever
+ * calling MPI_Init: it will never communicate, so MPI_Finalize no longer
+ * waits for it. Called on the rank's ULT. */
+void myr_mpi_rank_ended_uninitialized(myr_rank *r);
+
 /* The calling rank, after checking MPI is initialised and not finalized
  * (an error is raised and NULL returned otherwise; *err gets the code). */
 myr_rank *myr_mpi_enter(const char *call, int *err);

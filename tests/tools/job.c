@@ -4,11 +4,15 @@
  *   job return R C [R C]...    rank R returns C (the others return 0)
  *   job exit R C               rank R calls exit(C) before MPI_Finalize
  *   job exit-after R C         rank R calls exit(C) after MPI_Finalize; the
- *                              others go on running and say so */
+ *                              others go on running and say so
+ *   job exit-before-init DIR C the one rank that creates directory DIR
+ *                              calls exit(C) before MPI_Init (a rank cannot
+ *                              know its number yet); the others run on */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int shape(int rank, int size, int argc, char **argv)
 {
@@ -42,6 +46,9 @@ static int shape(int rank, int size, int argc, char **argv)
 int main(int argc, char **argv)
 {
     int rank, size, status = 0;
+    if (argc == 4 && strcmp(argv[1], "exit-before-init") == 0 &&
+        mkdir(argv[2], 0700) == 0)
+        exit(atoi(argv[3]));
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -55,6 +62,10 @@ int main(int argc, char **argv)
     } else if (strcmp(what, "exit") == 0 && argc == 4) {
         if (atoi(argv[2]) == rank)
             exit(atoi(argv[3]));
+    } else if (strcmp(what, "exit-before-init") == 0 && argc == 4) {
+        /* The others finish (below): MPI_Finalize does not wait for a
+         * rank that ended without MPI_Init. */
+        printf("rank %d finalized\n", rank);
     } else if (strcmp(what, "exit-after") == 0 && argc == 4) {
         MPI_Finalize();
         if (atoi(argv[2]) == rank)
