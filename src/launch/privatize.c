@@ -266,7 +266,7 @@ static int own_pages(myr_privatization *p, uintptr_t lo, uintptr_t hi,
 /* The copy's code and read-only data become mappings of the executable
  * (the pages the program itself runs from), its writable data its own
  * pages, and the memfd gives its pages back. */
-static int share_read_only(myr_privatization *p, int fd, unsigned long bias)
+static int slim_copy(myr_privatization *p, int fd, unsigned long bias)
 {
     const myr_image *img = &p->image;
     for (int i = 0; i < img->nloads; i++) {
@@ -351,7 +351,7 @@ static int load_copy(myr_privatization *p, int rank)
         return -1;
     }
     unsigned long bias = lm->l_addr;
-    if (share_read_only(p, fd, bias) != 0 || redirect_libc_vars(p, ri, bias) != 0) {
+    if (slim_copy(p, fd, bias) != 0 || redirect_libc_vars(p, ri, bias) != 0) {
         fprintf(stderr, "myriad: cannot set up the copy of the program for "
                 "rank %d: %s\n", rank, strerror(errno));
         return -1;

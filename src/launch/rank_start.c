@@ -44,8 +44,9 @@ typedef struct rank_start {
     char **rank_argv;  /* the rank's own copy */
 } rank_start;
 
-/* File scope, not the launcher's frame: a rank that calls exit() never
- * returns to it, and leak checkers must still see these as reachable. */
+/* File scope: exit() (exit.c) finds a rank's record from wherever it is
+ * called, and leak checkers must see these as reachable if the process
+ * ends while ranks still run. */
 static rank_start *starts;
 static myr_ult_t **ults;
 static myr_privatization privatization;
