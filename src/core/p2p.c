@@ -50,14 +50,14 @@ void myr_request_complete(struct myr_mpi_request *r)
          * sequentially consistent CAS, COMPLETE is the last touch). */
         myr_ult_t *waiter = atomic_load_explicit(&r->waiter, memory_order_relaxed);
         atomic_store_explicit(&r->waiter, MYR_WAITER_CLAIMED, memory_order_release);
-        myr_ult_resume(waiter);
+        myr_ult_resume_internal(waiter);
         atomic_store_explicit(&r->state, MYR_REQ_COMPLETE, memory_order_release);
         return;
     }
     myr_rank *owner = r->owner;  /* read before r may be freed */
     myr_ult_t *waiter = atomic_exchange(&r->waiter, MYR_WAITER_CLAIMED);
     if (waiter && waiter != MYR_WAITER_CLAIMED)
-        myr_ult_resume(waiter);
+        myr_ult_resume_internal(waiter);
     int old = atomic_fetch_or(&r->state, MYR_REQ_COMPLETE);
     if (old & MYR_REQ_FREED)
         myr_request_release(r);  /* MPI_Request_free came first: ours now */
@@ -75,9 +75,9 @@ static void wait_claimed(struct myr_mpi_request *r)
 {
     while (!myr_request_done(r)) {
         if (atomic_load_explicit(&r->waiter, memory_order_acquire) == MYR_WAITER_CLAIMED)
-            myr_ult_yield();
+            myr_ult_yield_internal();
         else
-            myr_ult_suspend();
+            myr_ult_suspend_internal();
     }
 }
 
@@ -90,7 +90,7 @@ void myr_request_wait(myr_rank *self, struct myr_mpi_request *r)
         return;
     }
     myr_ult_t *expected = NULL;
-    if (atomic_compare_exchange_strong(&r->waiter, &expected, myr_ult_self()) ||
+    if (atomic_compare_exchange_strong(&r->waiter, &expected, myr_ult_self_internal()) ||
         expected == MYR_WAITER_CLAIMED) {
         wait_claimed(r);
         return;
@@ -273,10 +273,19 @@ int myr_p2p_start_send(struct myr_mpi_request *s)
         return MPI_SUCCESS;
     }
     myr_rank *self = s->owner;
-    myr_rank *dest = myr_comm_peer(s->comm, self, s->peer);
+    myr_rank *dest;
+    int src;
+    if (__builtin_expect(s->comm->kind == MYR_COMM_WORLD, 1)) {
+        /* What myr_comm_peer/myr_comm_rank answer for MPI_COMM_WORLD
+         * (peer checked by the caller), without two calls through the PLT. */
+        dest = &myr_the_job.ranks[s->peer];
+        src = self->world_rank;
+    } else {
+        dest = myr_comm_peer(s->comm, self, s->peer);
+        src = myr_comm_rank(s->comm, self);
+    }
     s->dest = dest;
     unsigned ctx = s->comm->context_id;
-    int src = myr_comm_rank(s->comm, self);
     size_t bytes = (size_t)s->count * s->type->size;
 
     /* Buffered sends reserve space in the attached buffer first. */

@@ -25,6 +25,7 @@
 #define MYR_CORE_P2P_H
 
 #include "core/core.h"
+#include "ult/core_api.h"
 
 #define MYR_EAGER_BYTES 16384
 
@@ -90,6 +91,12 @@ struct myr_mpi_message {
 };
 
 
+/* myr_rank_self without the PLT, for the point-to-point entry points. */
+static inline myr_rank *myr_rank_self_internal(void)
+{
+    return (myr_rank *)myr_ult_inherited_internal();
+}
+
 /* Field by field, not memset: for a request this size the compiler emits
  * `rep stos`, whose start-up cost was a fifth of a same-worker ping-pong. */
 static inline void myr_request_init(struct myr_mpi_request *r, myr_rank *owner,
@@ -126,7 +133,7 @@ static inline void myr_request_init_solo(struct myr_mpi_request *r, myr_rank *ow
 {
     myr_request_init(r, owner, kind);
     r->solo = true;
-    atomic_init(&r->waiter, myr_ult_self());
+    atomic_init(&r->waiter, myr_ult_self_internal());
 }
 
 MYR_INTERNAL struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind);

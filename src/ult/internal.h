@@ -35,6 +35,10 @@ enum {
     ULT_RESUME_PENDING = 4,
 };
 
+/* Nothing declared from here on is used outside libmyriad: hidden, so calls
+ * between the ult files are direct (no PLT) and may be inlined. */
+#pragma GCC visibility push(hidden)
+
 struct myr_worker;
 typedef struct myr_ult myr_ult;
 
@@ -188,5 +192,7 @@ void myr_topology_restore_main(void);
 
 /* Fatal runtime error: print and abort. */
 _Noreturn void myr_fatal(const char *what, const char *detail);
+
+#pragma GCC visibility pop
 
 #endif

@@ -51,7 +51,7 @@
  * (myr_worker_current, internal.h), and errno through the address each
  * worker recorded for its own thread (errno_save/errno_restore).
  */
-#include "ult/internal.h"
+#include "ult/core_api.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -405,7 +405,7 @@ static void cb_requeue(void *arg)
     push_local(u->worker, u);
 }
 
-void myr_ult_yield(void)
+void myr_ult_yield_internal(void)
 {
     myr_worker *w = myr_worker_current();
     myr_ult *cur = w ? w->current : NULL;
@@ -415,6 +415,7 @@ void myr_ult_yield(void)
     if (next)
         ult_switch(w, cur, next, cb_requeue, false);
 }
+void myr_ult_yield(void) __attribute__((alias("myr_ult_yield_internal")));
 
 static void cb_suspend(void *arg)
 {
@@ -428,7 +429,7 @@ static void cb_suspend(void *arg)
     push_local(u->worker, u);
 }
 
-int myr_ult_suspend(void)
+int myr_ult_suspend_internal(void)
 {
     myr_worker *w = myr_worker_current();
     myr_ult *cur = w ? w->current : NULL;
@@ -445,8 +446,9 @@ int myr_ult_suspend(void)
         ult_switch_to_sched(w, cur, cb_suspend, false);
     return MYR_OK;
 }
+int myr_ult_suspend(void) __attribute__((alias("myr_ult_suspend_internal")));
 
-int myr_ult_resume(myr_ult *u)
+int myr_ult_resume_internal(myr_ult *u)
 {
     if (!u)
         return MYR_ERR_ARG;
@@ -467,6 +469,7 @@ int myr_ult_resume(myr_ult *u)
             return MYR_OK;
     }
 }
+int myr_ult_resume(myr_ult *u) __attribute__((alias("myr_ult_resume_internal")));
 
 static void cb_migrate(void *arg)
 {
