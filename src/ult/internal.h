@@ -42,15 +42,19 @@ enum {
 struct myr_worker;
 typedef struct myr_ult myr_ult;
 
+/* The first cache line (descriptors are 64-byte aligned) holds what a
+ * resume from another worker touches, the state word, the home and the
+ * inbox link, and what the worker that then runs the ULT reads first, so a
+ * cross-worker resume moves one line of the descriptor, not two. */
 struct myr_ult {
     myr_qnode qnode;                  /* link in an inbox */
+    _Atomic unsigned state;
+    struct myr_worker *worker;        /* running on, or home when not */
     myr_fiber fiber;
     myr_stack *stack;                 /* NULL until first run (lazy) */
     const uint64_t *canary;           /* checked at every switch-out: the
                                          stack's canary word, or
                                          &myr_stack_no_canary */
-    struct myr_worker *worker;        /* running on, or home when not */
-    _Atomic unsigned state;
     _Atomic(struct myr_ult *) joiner; /* see ult.c: the join protocol */
     bool started;                     /* has a context to switch to */
     bool is_main;
