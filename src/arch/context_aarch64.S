@@ -35,6 +35,7 @@
 /* void myr_context_switch_cb(myr_context *from, const myr_context *to,
  *                            void (*cb)(void *), void *arg) */
     .globl  myr_context_switch_cb
+    .hidden myr_context_switch_cb
     .type   myr_context_switch_cb, %function
     .p2align 4
 myr_context_switch_cb:
@@ -48,6 +49,7 @@ myr_context_switch_cb:
 
 /* void myr_context_switch(myr_context *from, const myr_context *to) */
     .globl  myr_context_switch
+    .hidden myr_context_switch
     .type   myr_context_switch, %function
     .p2align 4
 myr_context_switch:
@@ -74,6 +76,7 @@ myr_context_switch:
 
 /* First code a new context runs: x19 = entry, x20 = arg. */
     .globl  myr_context_trampoline
+    .hidden myr_context_trampoline
     .type   myr_context_trampoline, %function
     .p2align 4
 myr_context_trampoline:

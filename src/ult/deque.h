@@ -24,6 +24,9 @@
 
 #include "arch/cpu.h"
 
+/* Internal to libmyriad: hidden, called directly (no PLT). */
+#pragma GCC visibility push(hidden)
+
 typedef struct myr_deque_ring {
     int64_t mask;
     struct myr_deque_ring *retired;
@@ -85,5 +88,7 @@ static inline void *myr_deque_take(myr_deque *d)
         /* Lost to another taker: the queue may still hold items. */
     }
 }
+
+#pragma GCC visibility pop
 
 #endif

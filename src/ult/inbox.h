@@ -23,6 +23,9 @@
 
 #include "arch/cpu.h"
 
+/* Internal to libmyriad: hidden, called directly (no PLT). */
+#pragma GCC visibility push(hidden)
+
 typedef struct myr_qnode {
     _Atomic(struct myr_qnode *) next;
 } myr_qnode;
@@ -67,5 +70,7 @@ static inline void myr_inbox_unlock(myr_inbox *q)
 /* Consumer only (hold the lock). The oldest node, or NULL with *status
  * telling empty from busy. */
 myr_qnode *myr_inbox_pop(myr_inbox *q, myr_inbox_status *status);
+
+#pragma GCC visibility pop
 
 #endif
