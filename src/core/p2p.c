@@ -19,9 +19,12 @@
 
 /* ---- requests -------------------------------------------------------- */
 
+/* Requests and envelopes come from per-worker caches (ult/core_api.h). */
+enum { CACHE_REQUEST = 0, CACHE_ENVELOPE = 1 };
+
 struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind)
 {
-    struct myr_mpi_request *r = malloc(sizeof *r);
+    struct myr_mpi_request *r = myr_ult_cache_get(CACHE_REQUEST, sizeof *r);
     if (r) {
         myr_request_init(r, owner, kind);
         r->heap = true;
@@ -33,7 +36,16 @@ void myr_request_release(struct myr_mpi_request *r)
 {
     r->magic = MYR_MAGIC_DEAD;
     if (r->heap)
-        free(r);
+        myr_ult_cache_put(CACHE_REQUEST, r, sizeof *r);
+}
+
+/* An envelope nobody references any more, with its data copy. */
+static void envelope_free(myr_envelope *e)
+{
+    if (e->eager != e->small)
+        free(e->eager);
+    e->magic = MYR_MAGIC_DEAD;
+    myr_ult_cache_put(CACHE_ENVELOPE, e, sizeof *e);
 }
 
 bool myr_request_valid(MPI_Request r)
@@ -196,9 +208,7 @@ static void take_envelope(struct myr_mpi_request *rr, myr_envelope *e)
         myr_request_complete(e->sreq);
     }
     release_bsend(e);
-    free(e->eager);
-    e->magic = MYR_MAGIC_DEAD;
-    free(e);
+    envelope_free(e);
 }
 
 /* ---- queues (caller holds the receiver's lock) ----------------------- */
@@ -316,32 +326,39 @@ int myr_p2p_start_send(struct myr_mpi_request *s)
     }
     myr_spin_unlock(&q->lock);
 
-    /* No receive yet: build an envelope (outside the lock: malloc, copy). */
-    myr_envelope *e = malloc(sizeof *e);
+    /* No receive yet: build an envelope (outside the lock: allocation,
+     * copy). A small eager copy lives in the envelope itself. */
+    myr_envelope *e = myr_ult_cache_get(CACHE_ENVELOPE, sizeof *e);
+    if (!e) {
+        if (reserve)
+            atomic_fetch_sub(&self->bsend.used, reserve);
+        return MPI_ERR_NO_MEM;
+    }
     bool eager = s->mode == MYR_MODE_BUFFERED ||
                  (s->mode != MYR_MODE_SYNC && bytes <= MYR_EAGER_BYTES);
     void *copy = NULL;
     if (eager && bytes) {
-        copy = malloc(bytes);
+        copy = bytes <= sizeof e->small ? e->small : malloc(bytes);
         if (copy)
             copy_data(copy, MPI_BYTE, s->sbuf, s->type, s->count, bytes);
         else
             eager = false;
     }
-    if (!e) {
-        free(copy);
-        if (reserve)
-            atomic_fetch_sub(&self->bsend.used, reserve);
-        return MPI_ERR_NO_MEM;
-    }
-    *e = (myr_envelope){.magic = MYR_MAGIC_MESSAGE, .context_id = ctx,
-                        .source = src, .tag = s->tag, .bytes = bytes,
-                        .data = eager ? copy : s->sbuf,
-                        .count = eager ? (int)bytes : s->count,
-                        .type = eager ? MPI_BYTE : s->type,
-                        .sreq = eager ? NULL : s, .eager = copy,
-                        .bsend_owner = reserve ? self : NULL,
-                        .bsend_bytes = reserve, .receiver = dest};
+    /* Field by field: an initialiser would also clear `small`. */
+    e->magic = MYR_MAGIC_MESSAGE;
+    e->next = e->prev = NULL;
+    e->context_id = ctx;
+    e->source = src;
+    e->tag = s->tag;
+    e->bytes = bytes;
+    e->data = eager ? copy : s->sbuf;
+    e->count = eager ? (int)bytes : s->count;
+    e->type = eager ? MPI_BYTE : s->type;
+    e->sreq = eager ? NULL : s;
+    e->eager = copy;
+    e->bsend_owner = reserve ? self : NULL;
+    e->bsend_bytes = reserve;
+    e->receiver = dest;
 
     myr_spin_lock(&q->lock);
     /* A receive may have been posted while we were unlocked. It found no
@@ -355,8 +372,7 @@ int myr_p2p_start_send(struct myr_mpi_request *s)
                                false);
         if (reserve)
             atomic_fetch_sub(&self->bsend.used, reserve);
-        free(copy);
-        free(e);
+        envelope_free(e);
         s->status.MPI_ERROR = MPI_SUCCESS;
         complete_own(s);
         return MPI_SUCCESS;
@@ -483,8 +499,7 @@ bool myr_p2p_cancel(struct myr_mpi_request *r)
         if (!e)
             return false;
         release_bsend(e);
-        free(e->eager);
-        free(e);
+        envelope_free(e);
     }
     myr_status_empty(&r->status);
     r->status.myr_cancelled = 1;

@@ -28,6 +28,8 @@
 #include "ult/core_api.h"
 
 #define MYR_EAGER_BYTES 16384
+/* Eager data up to this size is kept inside its envelope. */
+#define MYR_ENVELOPE_INLINE 64
 
 /* Used only inside libmyriad: called directly, not through the PLT. */
 #define MYR_INTERNAL __attribute__((visibility("hidden")))
@@ -88,6 +90,8 @@ struct myr_mpi_message {
     myr_rank *bsend_owner;      /* buffered send: whose buffer space to release */
     size_t bsend_bytes;
     myr_rank *receiver;         /* whose unexpected queue holds it */
+    /* `eager` for messages this small: no second allocation. */
+    _Alignas(16) unsigned char small[MYR_ENVELOPE_INLINE];
 };
 
 

@@ -12,7 +12,13 @@
 #ifndef MYR_ULT_CORE_API_H
 #define MYR_ULT_CORE_API_H
 
+#include <stdlib.h>
+
 #include "ult/internal.h"
+
+#ifdef MYR_SANITIZE
+#include <sanitizer/asan_interface.h>
+#endif
 
 #define MYR_ULT_HIDDEN __attribute__((visibility("hidden")))
 
@@ -34,6 +40,59 @@ static inline void *myr_ult_inherited_internal(void)
 {
     myr_ult *u = myr_ult_self_internal();
     return u ? u->inherited : NULL;
+}
+
+/* Per-worker caches of free malloc'd blocks (requests, envelopes), so that
+ * the hot paths allocate without malloc: `which` < MYR_ULT_NCACHES names a
+ * kind of block, each of one size chosen by the caller. The caller's
+ * worker's list is used with plain loads and stores (nothing switches
+ * between reading the worker and using its list). Off a worker (the
+ * network's thread), or with MYR_ULT_CACHE_MAX blocks cached already, a
+ * block goes to free(); cached blocks are freed at runtime shutdown. While
+ * cached, a block's second pointer-sized word is the list link: its first
+ * word keeps what the caller left there (a dead handle's magic number). */
+struct myr_block_link {
+    void *first;
+    void *next;
+};
+
+/* A block of `size` bytes from `which`'s cache, or malloc(size). */
+static inline void *myr_ult_cache_get(int which, size_t size)
+{
+    myr_worker *w = myr_worker_current();
+    if (w) {
+        myr_block_cache *c = &w->caches[which];
+        struct myr_block_link *b = c->head;
+        if (b) {
+            c->head = b->next;
+            c->n--;
+#ifdef MYR_SANITIZE
+            ASAN_UNPOISON_MEMORY_REGION(b, size);
+#endif
+            return b;
+        }
+    }
+    return malloc(size);
+}
+
+/* Give back a block of `size` bytes (the size it was got with). */
+static inline void myr_ult_cache_put(int which, void *block, size_t size)
+{
+    myr_worker *w = myr_worker_current();
+    if (w && w->caches[which].n < MYR_ULT_CACHE_MAX) {
+        myr_block_cache *c = &w->caches[which];
+        ((struct myr_block_link *)block)->next = c->head;
+        c->head = block;
+        c->n++;
+#ifdef MYR_SANITIZE
+        /* A use after free still trips AddressSanitizer. */
+        ASAN_POISON_MEMORY_REGION((char *)block + sizeof(struct myr_block_link),
+                                  size - sizeof(struct myr_block_link));
+#endif
+        return;
+    }
+    (void)size;
+    free(block);
 }
 
 #endif

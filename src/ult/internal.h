@@ -73,6 +73,14 @@ struct myr_ult {
 
 enum { WORKER_AWAKE = 0, WORKER_SLEEPING = 1 };
 
+/* A worker's cache of free malloc'd blocks of one kind, for the layers
+ * above (core_api.h). Owner only. */
+enum { MYR_ULT_NCACHES = 4, MYR_ULT_CACHE_MAX = 256 };
+typedef struct myr_block_cache {
+    void *head;
+    unsigned n;
+} myr_block_cache;
+
 typedef struct myr_worker {
     myr_deque deque;
     myr_inbox inbox;
@@ -89,6 +97,7 @@ typedef struct myr_worker {
     myr_stack_pool stacks;
     myr_ult *free_ults;
     unsigned nfree_ults;
+    myr_block_cache caches[MYR_ULT_NCACHES];
     unsigned rng;
     int index;
     pthread_t thread;
@@ -165,6 +174,7 @@ _Noreturn void myr_sched_finish(myr_ult *cur);
 void myr_ult_free(myr_worker *w, myr_ult *u);
 void myr_ult_release_done(myr_worker *w, myr_ult *u);
 void myr_ult_pool_drain(myr_worker *w);
+void myr_ult_caches_drain(myr_worker *w);
 const char *myr_ult_label(const myr_ult *u, char buf[64]);
 
 /* key.c */

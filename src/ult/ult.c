@@ -64,6 +64,19 @@ void myr_ult_pool_drain(myr_worker *w)
     w->nfree_ults = 0;
 }
 
+void myr_ult_caches_drain(myr_worker *w)
+{
+    for (int i = 0; i < MYR_ULT_NCACHES; i++) {
+        myr_block_cache *c = &w->caches[i];
+        while (c->head) {
+            struct myr_block_link *b = c->head;
+            c->head = b->next;
+            free(b);
+        }
+        c->n = 0;
+    }
+}
+
 /* Exit callback, on worker w after u's stack went back to the pool. */
 void myr_ult_release_done(myr_worker *w, myr_ult *u)
 {
