@@ -53,17 +53,31 @@ bool myr_request_valid(MPI_Request r)
     return r && r->magic == MYR_MAGIC_REQUEST;
 }
 
+/* A blocking call's request: its waiter registered before the request was
+ * published and nothing else can wait for it or free it, so plain stores do
+ * (CLAIMED is ordered before the resume's sequentially consistent CAS,
+ * COMPLETE is the last touch). Inline: the same-worker ping-pong path. */
+static inline void complete_solo(struct myr_mpi_request *r)
+{
+    myr_ult_t *waiter = atomic_load_explicit(&r->waiter, memory_order_relaxed);
+    atomic_store_explicit(&r->waiter, MYR_WAITER_CLAIMED, memory_order_release);
+    myr_ult_resume_internal(waiter);
+    atomic_store_explicit(&r->state, MYR_REQ_COMPLETE, memory_order_release);
+}
+
+/* myr_request_complete, with the solo case inline. */
+static inline void complete(struct myr_mpi_request *r)
+{
+    if (r->solo)
+        complete_solo(r);
+    else
+        myr_request_complete(r);
+}
+
 void myr_request_complete(struct myr_mpi_request *r)
 {
     if (r->solo) {
-        /* A blocking call's request: its waiter registered before the
-         * request was published and nothing else can wait for it or free
-         * it, so plain stores do (CLAIMED is ordered before the resume's
-         * sequentially consistent CAS, COMPLETE is the last touch). */
-        myr_ult_t *waiter = atomic_load_explicit(&r->waiter, memory_order_relaxed);
-        atomic_store_explicit(&r->waiter, MYR_WAITER_CLAIMED, memory_order_release);
-        myr_ult_resume_internal(waiter);
-        atomic_store_explicit(&r->state, MYR_REQ_COMPLETE, memory_order_release);
+        complete_solo(r);
         return;
     }
     myr_rank *owner = r->owner;  /* read before r may be freed */
@@ -171,10 +185,12 @@ static void copy_data(void *dst, MPI_Datatype dtype, const void *src,
     free(packed);
 }
 
-/* Deliver envelope data into receive request `rr`, complete it. */
-static void fill_and_complete_recv(struct myr_mpi_request *rr, int source, int tag,
-                                   const void *data, MPI_Datatype stype, int scount,
-                                   size_t bytes, bool own)
+/* Deliver envelope data into receive request `rr`, complete it. Always
+ * inline: it is most of a matched send, and its callers pass constants. */
+static inline __attribute__((always_inline)) void
+fill_and_complete_recv(struct myr_mpi_request *rr, int source, int tag,
+                       const void *data, MPI_Datatype stype, int scount,
+                       size_t bytes, bool own)
 {
     size_t capacity = (size_t)rr->count * rr->type->size;
     size_t n = bytes <= capacity ? bytes : capacity;
@@ -187,7 +203,7 @@ static void fill_and_complete_recv(struct myr_mpi_request *rr, int source, int t
     if (own)
         complete_own(rr);
     else
-        myr_request_complete(rr);
+        complete(rr);
 }
 
 static void release_bsend(myr_envelope *e)

@@ -23,9 +23,24 @@
 #define MYR_ULT_HIDDEN __attribute__((visibility("hidden")))
 
 /* myr_ult_resume, myr_ult_suspend, myr_ult_yield. */
-MYR_ULT_HIDDEN int myr_ult_resume_internal(myr_ult_t *ult);
+MYR_ULT_HIDDEN int myr_ult_resume_slow(myr_ult_t *ult);
 MYR_ULT_HIDDEN int myr_ult_suspend_internal(void);
 MYR_ULT_HIDDEN void myr_ult_yield_internal(void);
+
+/* The usual case inline: `ult` is suspended, our CAS makes it runnable and
+ * we queue it (sched.c: SUSPENDED -> RUNNABLE); anything else is the full
+ * protocol of myr_ult_resume. */
+static inline int myr_ult_resume_internal(myr_ult_t *ult)
+{
+    unsigned s = ULT_SUSPENDED;
+    if (__builtin_expect(ult != NULL, 1) &&
+        atomic_load_explicit(&ult->state, memory_order_relaxed) == ULT_SUSPENDED &&
+        atomic_compare_exchange_strong(&ult->state, &s, ULT_RUNNABLE)) {
+        myr_sched_make_ready(ult);
+        return MYR_OK;
+    }
+    return myr_ult_resume_slow(ult);
+}
 
 /* myr_ult_self: the running ULT, NULL outside a ULT. Read afresh after any
  * switch (myr_worker_current, internal.h). */

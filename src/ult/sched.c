@@ -448,7 +448,7 @@ int myr_ult_suspend_internal(void)
 }
 int myr_ult_suspend(void) __attribute__((alias("myr_ult_suspend_internal")));
 
-int myr_ult_resume_internal(myr_ult *u)
+int myr_ult_resume_slow(myr_ult *u)
 {
     if (!u)
         return MYR_ERR_ARG;
@@ -469,7 +469,7 @@ int myr_ult_resume_internal(myr_ult *u)
             return MYR_OK;
     }
 }
-int myr_ult_resume(myr_ult *u) __attribute__((alias("myr_ult_resume_internal")));
+int myr_ult_resume(myr_ult *u) __attribute__((alias("myr_ult_resume_slow")));
 
 static void cb_migrate(void *arg)
 {
