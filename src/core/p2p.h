@@ -101,43 +101,28 @@ static inline myr_rank *myr_rank_self_internal(void)
     return (myr_rank *)myr_ult_inherited_internal();
 }
 
-/* The operation a request describes (what the MPI call passed). */
-typedef struct myr_p2p_op {
-    const void *sbuf;
-    void *rbuf;
-    int count;
-    MPI_Datatype type;
-    int peer;
-    int tag;
-    MPI_Comm comm;
-    myr_send_mode mode;
-} myr_p2p_op;
-
-/* Field by field, each written once, not memset: for a request this size
- * the compiler emits `rep stos`, whose start-up cost was a fifth of a
- * same-worker ping-pong. `waiter`: NULL, or (for a solo request) the
- * calling ULT. */
-static inline void myr_request_init_op(struct myr_mpi_request *r, myr_rank *owner,
-                                       myr_req_kind kind, const myr_p2p_op *op,
-                                       bool solo, myr_ult_t *waiter)
+/* Field by field, not memset: for a request this size the compiler emits
+ * `rep stos`, whose start-up cost was a fifth of a same-worker ping-pong. */
+static inline void myr_request_init(struct myr_mpi_request *r, myr_rank *owner,
+                                    myr_req_kind kind)
 {
     r->magic = MYR_MAGIC_REQUEST;
     r->kind = (unsigned char)kind;
-    r->mode = (unsigned char)op->mode;
+    r->mode = MYR_MODE_STANDARD;
     r->persistent = false;
     r->active = false;
     r->heap = false;
-    r->solo = solo;
+    r->solo = false;
     atomic_init(&r->state, 0);
-    atomic_init(&r->waiter, waiter);
+    atomic_init(&r->waiter, NULL);
     r->owner = owner;
-    r->sbuf = op->sbuf;
-    r->rbuf = op->rbuf;
-    r->count = op->count;
-    r->type = op->type;
-    r->peer = op->peer;
-    r->tag = op->tag;
-    r->comm = op->comm;
+    r->sbuf = NULL;
+    r->rbuf = NULL;
+    r->count = 0;
+    r->type = MPI_DATATYPE_NULL;
+    r->peer = MPI_PROC_NULL;
+    r->tag = 0;
+    r->comm = MPI_COMM_NULL;
     r->status = (MPI_Status){.MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG,
                              .MPI_ERROR = MPI_SUCCESS};
     r->env = NULL;
@@ -145,22 +130,14 @@ static inline void myr_request_init_op(struct myr_mpi_request *r, myr_rank *owne
     r->next = r->prev = NULL;
 }
 
-/* A request that describes no operation yet. */
-static inline void myr_request_init(struct myr_mpi_request *r, myr_rank *owner,
-                                    myr_req_kind kind)
-{
-    const myr_p2p_op none = {.type = MPI_DATATYPE_NULL, .peer = MPI_PROC_NULL,
-                             .comm = MPI_COMM_NULL, .mode = MYR_MODE_STANDARD};
-    myr_request_init_op(r, owner, kind, &none, false, NULL);
-}
-
-/* A blocking call's own request (`solo`) for operation `op`: the calling
- * ULT is its waiter before the request is published, and nothing else waits
- * for or frees it. */
+/* A blocking call's own request (`solo`): the calling ULT is its waiter
+ * before the request is published, and nothing else waits for or frees it. */
 static inline void myr_request_init_solo(struct myr_mpi_request *r, myr_rank *owner,
-                                         myr_req_kind kind, const myr_p2p_op *op)
+                                         myr_req_kind kind)
 {
-    myr_request_init_op(r, owner, kind, op, true, myr_ult_self_internal());
+    myr_request_init(r, owner, kind);
+    r->solo = true;
+    atomic_init(&r->waiter, myr_ult_self_internal());
 }
 
 MYR_INTERNAL struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind);

@@ -151,10 +151,8 @@ static int blocking_send(const char *call, const void *buf, int count,
     if ((err = check_send(call, self, buf, count, type, dest, tag, comm)))
         return err;
     struct myr_mpi_request r;
-    myr_request_init_solo(&r, self, MYR_REQ_SEND,
-                          &(myr_p2p_op){.sbuf = buf, .count = count, .type = type,
-                                        .peer = dest, .tag = tag, .comm = comm,
-                                        .mode = mode});
+    myr_request_init_solo(&r, self, MYR_REQ_SEND);
+    describe_send(&r, buf, count, type, dest, tag, comm, mode);
     if ((err = myr_p2p_start_send(&r)))
         return send_failed(call, comm, self, err);
     myr_request_wait(self, &r);
@@ -254,9 +252,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
     if ((err = check_recv(call, self, buf, count, type, source, tag, comm)))
         return err;
     struct myr_mpi_request r;
-    myr_request_init_solo(&r, self, MYR_REQ_RECV,
-                          &(myr_p2p_op){.rbuf = buf, .count = count, .type = type,
-                                        .peer = source, .tag = tag, .comm = comm});
+    myr_request_init_solo(&r, self, MYR_REQ_RECV);
+    describe_recv(&r, buf, count, type, source, tag, comm);
     myr_p2p_start_recv(&r);
     myr_request_wait(self, &r);
     myr_status_copy(status, &r.status);
@@ -316,15 +313,10 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
         (err = check_recv(call, self, recvbuf, recvcount, recvtype, source, recvtag, comm)))
         return err;
     struct myr_mpi_request rr, sr;
-    myr_request_init_solo(&rr, self, MYR_REQ_RECV,
-                          &(myr_p2p_op){.rbuf = recvbuf, .count = recvcount,
-                                        .type = recvtype, .peer = source,
-                                        .tag = recvtag, .comm = comm});
-    myr_request_init_solo(&sr, self, MYR_REQ_SEND,
-                          &(myr_p2p_op){.sbuf = sendbuf, .count = sendcount,
-                                        .type = sendtype, .peer = dest,
-                                        .tag = sendtag, .comm = comm,
-                                        .mode = MYR_MODE_STANDARD});
+    myr_request_init_solo(&rr, self, MYR_REQ_RECV);
+    describe_recv(&rr, recvbuf, recvcount, recvtype, source, recvtag, comm);
+    myr_request_init_solo(&sr, self, MYR_REQ_SEND);
+    describe_send(&sr, sendbuf, sendcount, sendtype, dest, sendtag, comm, MYR_MODE_STANDARD);
     myr_p2p_start_recv(&rr);  /* post first: a send to ourselves then matches */
     if ((err = myr_p2p_start_send(&sr))) {
         if (myr_p2p_cancel(&rr) == false)
