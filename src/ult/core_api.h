@@ -33,8 +33,9 @@ MYR_ULT_HIDDEN void myr_ult_yield_internal(void);
 static inline int myr_ult_resume_internal(myr_ult_t *ult)
 {
     unsigned s = ULT_SUSPENDED;
+    /* No load before the CAS: from another worker, a load would fetch the
+     * line shared and the CAS fetch it again to own it. */
     if (__builtin_expect(ult != NULL, 1) &&
-        atomic_load_explicit(&ult->state, memory_order_relaxed) == ULT_SUSPENDED &&
         atomic_compare_exchange_strong(&ult->state, &s, ULT_RUNNABLE)) {
         myr_sched_make_ready(ult);
         return MYR_OK;
