@@ -26,6 +26,11 @@ typedef struct myr_context {
 
 typedef void (*myr_context_fn)(void *arg);
 
+/* Used only inside libmyriad (and by programs linking its objects
+ * statically): hidden, so the ULT layer calls them directly, not through
+ * the PLT. */
+#pragma GCC visibility push(hidden)
+
 void myr_context_switch(myr_context *from, const myr_context *to);
 void myr_context_switch_cb(myr_context *from, const myr_context *to,
                            myr_context_fn cb, void *arg);
@@ -35,5 +40,7 @@ void myr_context_switch_cb(myr_context *from, const myr_context *to,
  * must never return (it switches away for good instead). */
 void myr_context_make(myr_context *ctx, void *stack_lo, size_t size,
                       myr_context_fn entry, void *arg);
+
+#pragma GCC visibility pop
 
 #endif

@@ -11,6 +11,7 @@
 /* void myr_context_switch_cb(myr_context *from, const myr_context *to,
  *                            void (*cb)(void *), void *arg) */
     .globl  myr_context_switch_cb
+    .hidden myr_context_switch_cb
     .type   myr_context_switch_cb, @function
     .p2align 4
 myr_context_switch_cb:
@@ -34,6 +35,7 @@ myr_context_switch_cb:
 
 /* void myr_context_switch(myr_context *from, const myr_context *to) */
     .globl  myr_context_switch
+    .hidden myr_context_switch
     .type   myr_context_switch, @function
     .p2align 4
 myr_context_switch:
@@ -67,6 +69,7 @@ myr_context_switch:
  * myr_context_make). The undefined return address tells debuggers and
  * unwinders that this is the outermost frame of a ULT stack. */
     .globl  myr_context_trampoline
+    .hidden myr_context_trampoline
     .type   myr_context_trampoline, @function
     .p2align 4
 myr_context_trampoline:

@@ -19,9 +19,12 @@
 
 /* ---- requests -------------------------------------------------------- */
 
+/* Requests and envelopes come from per-worker caches (ult/core_api.h). */
+enum { CACHE_REQUEST = 0, CACHE_ENVELOPE = 1 };
+
 struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind)
 {
-    struct myr_mpi_request *r = malloc(sizeof *r);
+    struct myr_mpi_request *r = myr_ult_cache_get(CACHE_REQUEST, sizeof *r);
     if (r) {
         myr_request_init(r, owner, kind);
         r->heap = true;
@@ -33,7 +36,16 @@ void myr_request_release(struct myr_mpi_request *r)
 {
     r->magic = MYR_MAGIC_DEAD;
     if (r->heap)
-        free(r);
+        myr_ult_cache_put(CACHE_REQUEST, r, sizeof *r);
+}
+
+/* An envelope nobody references any more, with its data copy. */
+static void envelope_free(myr_envelope *e)
+{
+    if (e->eager != e->small)
+        free(e->eager);
+    e->magic = MYR_MAGIC_DEAD;
+    myr_ult_cache_put(CACHE_ENVELOPE, e, sizeof *e);
 }
 
 bool myr_request_valid(MPI_Request r)
@@ -41,23 +53,37 @@ bool myr_request_valid(MPI_Request r)
     return r && r->magic == MYR_MAGIC_REQUEST;
 }
 
+/* A blocking call's request: its waiter registered before the request was
+ * published and nothing else can wait for it or free it, so plain stores do
+ * (CLAIMED is ordered before the resume's sequentially consistent CAS,
+ * COMPLETE is the last touch). Inline: the same-worker ping-pong path. */
+static inline void complete_solo(struct myr_mpi_request *r)
+{
+    myr_ult_t *waiter = atomic_load_explicit(&r->waiter, memory_order_relaxed);
+    atomic_store_explicit(&r->waiter, MYR_WAITER_CLAIMED, memory_order_release);
+    myr_ult_resume_internal(waiter);
+    atomic_store_explicit(&r->state, MYR_REQ_COMPLETE, memory_order_release);
+}
+
+/* myr_request_complete, with the solo case inline. */
+static inline void complete(struct myr_mpi_request *r)
+{
+    if (r->solo)
+        complete_solo(r);
+    else
+        myr_request_complete(r);
+}
+
 void myr_request_complete(struct myr_mpi_request *r)
 {
     if (r->solo) {
-        /* A blocking call's request: its waiter registered before the
-         * request was published and nothing else can wait for it or free
-         * it, so plain stores do (CLAIMED is ordered before the resume's
-         * sequentially consistent CAS, COMPLETE is the last touch). */
-        myr_ult_t *waiter = atomic_load_explicit(&r->waiter, memory_order_relaxed);
-        atomic_store_explicit(&r->waiter, MYR_WAITER_CLAIMED, memory_order_release);
-        myr_ult_resume(waiter);
-        atomic_store_explicit(&r->state, MYR_REQ_COMPLETE, memory_order_release);
+        complete_solo(r);
         return;
     }
     myr_rank *owner = r->owner;  /* read before r may be freed */
     myr_ult_t *waiter = atomic_exchange(&r->waiter, MYR_WAITER_CLAIMED);
     if (waiter && waiter != MYR_WAITER_CLAIMED)
-        myr_ult_resume(waiter);
+        myr_ult_resume_internal(waiter);
     int old = atomic_fetch_or(&r->state, MYR_REQ_COMPLETE);
     if (old & MYR_REQ_FREED)
         myr_request_release(r);  /* MPI_Request_free came first: ours now */
@@ -75,9 +101,9 @@ static void wait_claimed(struct myr_mpi_request *r)
 {
     while (!myr_request_done(r)) {
         if (atomic_load_explicit(&r->waiter, memory_order_acquire) == MYR_WAITER_CLAIMED)
-            myr_ult_yield();
+            myr_ult_yield_internal();
         else
-            myr_ult_suspend();
+            myr_ult_suspend_internal();
     }
 }
 
@@ -90,7 +116,7 @@ void myr_request_wait(myr_rank *self, struct myr_mpi_request *r)
         return;
     }
     myr_ult_t *expected = NULL;
-    if (atomic_compare_exchange_strong(&r->waiter, &expected, myr_ult_self()) ||
+    if (atomic_compare_exchange_strong(&r->waiter, &expected, myr_ult_self_internal()) ||
         expected == MYR_WAITER_CLAIMED) {
         wait_claimed(r);
         return;
@@ -159,10 +185,12 @@ static void copy_data(void *dst, MPI_Datatype dtype, const void *src,
     free(packed);
 }
 
-/* Deliver envelope data into receive request `rr`, complete it. */
-static void fill_and_complete_recv(struct myr_mpi_request *rr, int source, int tag,
-                                   const void *data, MPI_Datatype stype, int scount,
-                                   size_t bytes, bool own)
+/* Deliver envelope data into receive request `rr`, complete it. Always
+ * inline: it is most of a matched send, and its callers pass constants. */
+static inline __attribute__((always_inline)) void
+fill_and_complete_recv(struct myr_mpi_request *rr, int source, int tag,
+                       const void *data, MPI_Datatype stype, int scount,
+                       size_t bytes, bool own)
 {
     size_t capacity = (size_t)rr->count * rr->type->size;
     size_t n = bytes <= capacity ? bytes : capacity;
@@ -175,7 +203,7 @@ static void fill_and_complete_recv(struct myr_mpi_request *rr, int source, int t
     if (own)
         complete_own(rr);
     else
-        myr_request_complete(rr);
+        complete(rr);
 }
 
 static void release_bsend(myr_envelope *e)
@@ -196,9 +224,7 @@ static void take_envelope(struct myr_mpi_request *rr, myr_envelope *e)
         myr_request_complete(e->sreq);
     }
     release_bsend(e);
-    free(e->eager);
-    e->magic = MYR_MAGIC_DEAD;
-    free(e);
+    envelope_free(e);
 }
 
 /* ---- queues (caller holds the receiver's lock) ----------------------- */
@@ -273,10 +299,19 @@ int myr_p2p_start_send(struct myr_mpi_request *s)
         return MPI_SUCCESS;
     }
     myr_rank *self = s->owner;
-    myr_rank *dest = myr_comm_peer(s->comm, self, s->peer);
+    myr_rank *dest;
+    int src;
+    if (__builtin_expect(s->comm->kind == MYR_COMM_WORLD, 1)) {
+        /* What myr_comm_peer/myr_comm_rank answer for MPI_COMM_WORLD
+         * (peer checked by the caller), without two calls through the PLT. */
+        dest = &myr_the_job.ranks[s->peer];
+        src = self->world_rank;
+    } else {
+        dest = myr_comm_peer(s->comm, self, s->peer);
+        src = myr_comm_rank(s->comm, self);
+    }
     s->dest = dest;
     unsigned ctx = s->comm->context_id;
-    int src = myr_comm_rank(s->comm, self);
     size_t bytes = (size_t)s->count * s->type->size;
 
     /* Buffered sends reserve space in the attached buffer first. */
@@ -307,32 +342,39 @@ int myr_p2p_start_send(struct myr_mpi_request *s)
     }
     myr_spin_unlock(&q->lock);
 
-    /* No receive yet: build an envelope (outside the lock: malloc, copy). */
-    myr_envelope *e = malloc(sizeof *e);
+    /* No receive yet: build an envelope (outside the lock: allocation,
+     * copy). A small eager copy lives in the envelope itself. */
+    myr_envelope *e = myr_ult_cache_get(CACHE_ENVELOPE, sizeof *e);
+    if (!e) {
+        if (reserve)
+            atomic_fetch_sub(&self->bsend.used, reserve);
+        return MPI_ERR_NO_MEM;
+    }
     bool eager = s->mode == MYR_MODE_BUFFERED ||
                  (s->mode != MYR_MODE_SYNC && bytes <= MYR_EAGER_BYTES);
     void *copy = NULL;
     if (eager && bytes) {
-        copy = malloc(bytes);
+        copy = bytes <= sizeof e->small ? e->small : malloc(bytes);
         if (copy)
             copy_data(copy, MPI_BYTE, s->sbuf, s->type, s->count, bytes);
         else
             eager = false;
     }
-    if (!e) {
-        free(copy);
-        if (reserve)
-            atomic_fetch_sub(&self->bsend.used, reserve);
-        return MPI_ERR_NO_MEM;
-    }
-    *e = (myr_envelope){.magic = MYR_MAGIC_MESSAGE, .context_id = ctx,
-                        .source = src, .tag = s->tag, .bytes = bytes,
-                        .data = eager ? copy : s->sbuf,
-                        .count = eager ? (int)bytes : s->count,
-                        .type = eager ? MPI_BYTE : s->type,
-                        .sreq = eager ? NULL : s, .eager = copy,
-                        .bsend_owner = reserve ? self : NULL,
-                        .bsend_bytes = reserve, .receiver = dest};
+    /* Field by field: an initialiser would also clear `small`. */
+    e->magic = MYR_MAGIC_MESSAGE;
+    e->next = e->prev = NULL;
+    e->context_id = ctx;
+    e->source = src;
+    e->tag = s->tag;
+    e->bytes = bytes;
+    e->data = eager ? copy : s->sbuf;
+    e->count = eager ? (int)bytes : s->count;
+    e->type = eager ? MPI_BYTE : s->type;
+    e->sreq = eager ? NULL : s;
+    e->eager = copy;
+    e->bsend_owner = reserve ? self : NULL;
+    e->bsend_bytes = reserve;
+    e->receiver = dest;
 
     myr_spin_lock(&q->lock);
     /* A receive may have been posted while we were unlocked. It found no
@@ -346,8 +388,7 @@ int myr_p2p_start_send(struct myr_mpi_request *s)
                                false);
         if (reserve)
             atomic_fetch_sub(&self->bsend.used, reserve);
-        free(copy);
-        free(e);
+        envelope_free(e);
         s->status.MPI_ERROR = MPI_SUCCESS;
         complete_own(s);
         return MPI_SUCCESS;
@@ -474,8 +515,7 @@ bool myr_p2p_cancel(struct myr_mpi_request *r)
         if (!e)
             return false;
         release_bsend(e);
-        free(e->eager);
-        free(e);
+        envelope_free(e);
     }
     myr_status_empty(&r->status);
     r->status.myr_cancelled = 1;

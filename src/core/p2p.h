@@ -25,8 +25,11 @@
 #define MYR_CORE_P2P_H
 
 #include "core/core.h"
+#include "ult/core_api.h"
 
 #define MYR_EAGER_BYTES 16384
+/* Eager data up to this size is kept inside its envelope. */
+#define MYR_ENVELOPE_INLINE 64
 
 /* Used only inside libmyriad: called directly, not through the PLT. */
 #define MYR_INTERNAL __attribute__((visibility("hidden")))
@@ -87,8 +90,16 @@ struct myr_mpi_message {
     myr_rank *bsend_owner;      /* buffered send: whose buffer space to release */
     size_t bsend_bytes;
     myr_rank *receiver;         /* whose unexpected queue holds it */
+    /* `eager` for messages this small: no second allocation. */
+    _Alignas(16) unsigned char small[MYR_ENVELOPE_INLINE];
 };
 
+
+/* myr_rank_self without the PLT, for the point-to-point entry points. */
+static inline myr_rank *myr_rank_self_internal(void)
+{
+    return (myr_rank *)myr_ult_inherited_internal();
+}
 
 /* Field by field, not memset: for a request this size the compiler emits
  * `rep stos`, whose start-up cost was a fifth of a same-worker ping-pong. */
@@ -126,7 +137,7 @@ static inline void myr_request_init_solo(struct myr_mpi_request *r, myr_rank *ow
 {
     myr_request_init(r, owner, kind);
     r->solo = true;
-    atomic_init(&r->waiter, myr_ult_self());
+    atomic_init(&r->waiter, myr_ult_self_internal());
 }
 
 MYR_INTERNAL struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind);

@@ -22,6 +22,7 @@
  * published before the waiter's increment, so the evaluation sees it.
  */
 #include "core/core.h"
+#include "ult/core_api.h"
 
 #include <sched.h>
 
@@ -49,14 +50,14 @@ void myr_wait_notify(myr_rank *r)
         return;
     myr_spin_lock(&c->lock);
     for (myr_sleeper *s = c->sleepers; s; s = s->next)
-        myr_ult_resume(s->ult);
+        myr_ult_resume_internal(s->ult);
     myr_spin_unlock(&c->lock);
 }
 
 void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg)
 {
     myr_waitcell *c = &r->wait;
-    myr_sleeper me = {.ult = myr_ult_self(), .next = NULL};
+    myr_sleeper me = {.ult = myr_ult_self_internal(), .next = NULL};
     atomic_fetch_add(&c->waiting, 1);
     for (;;) {
         unsigned gen = atomic_load(&c->gen);
@@ -70,7 +71,7 @@ void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg)
         atomic_fetch_add(&c->nsleepers, 1);
         myr_spin_unlock(&c->lock);
         if (atomic_load(&c->gen) == gen)
-            myr_ult_suspend();
+            myr_ult_suspend_internal();
         myr_spin_lock(&c->lock);
         for (myr_sleeper **p = &c->sleepers; *p; p = &(*p)->next)
             if (*p == &me) {

@@ -15,7 +15,7 @@
  * everything else. */
 static inline myr_rank *enter(const char *call, int *err)
 {
-    myr_rank *self = myr_rank_self();
+    myr_rank *self = myr_rank_self_internal();
     if (__builtin_expect(self && self->init_state == 1, 1)) {
         *err = MPI_SUCCESS;
         return self;

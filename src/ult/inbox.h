@@ -23,16 +23,22 @@
 
 #include "arch/cpu.h"
 
+/* Internal to libmyriad: hidden, called directly (no PLT). */
+#pragma GCC visibility push(hidden)
+
 typedef struct myr_qnode {
     _Atomic(struct myr_qnode *) next;
 } myr_qnode;
 
+/* The stub shares the producers' line: a push to an empty inbox writes its
+ * link, and the consumer reads tail and pending anyway, so a hop between
+ * threads moves this one line instead of two. */
 typedef struct myr_inbox {
     _Alignas(MYR_CACHE_LINE) _Atomic(myr_qnode *) tail;
     _Atomic long pending;
+    myr_qnode stub;
     _Alignas(MYR_CACHE_LINE) atomic_flag consumer;
     myr_qnode *head;   /* consumer side, guarded by `consumer` */
-    myr_qnode stub;
 } myr_inbox;
 
 typedef enum { MYR_INBOX_EMPTY, MYR_INBOX_BUSY } myr_inbox_status;
@@ -64,5 +70,7 @@ static inline void myr_inbox_unlock(myr_inbox *q)
 /* Consumer only (hold the lock). The oldest node, or NULL with *status
  * telling empty from busy. */
 myr_qnode *myr_inbox_pop(myr_inbox *q, myr_inbox_status *status);
+
+#pragma GCC visibility pop
 
 #endif

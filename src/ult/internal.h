@@ -35,18 +35,26 @@ enum {
     ULT_RESUME_PENDING = 4,
 };
 
+/* Nothing declared from here on is used outside libmyriad: hidden, so calls
+ * between the ult files are direct (no PLT) and may be inlined. */
+#pragma GCC visibility push(hidden)
+
 struct myr_worker;
 typedef struct myr_ult myr_ult;
 
+/* The first cache line (descriptors are 64-byte aligned) holds what a
+ * resume from another worker touches, the state word, the home and the
+ * inbox link, and what the worker that then runs the ULT reads first, so a
+ * cross-worker resume moves one line of the descriptor, not two. */
 struct myr_ult {
     myr_qnode qnode;                  /* link in an inbox */
+    _Atomic unsigned state;
+    struct myr_worker *worker;        /* running on, or home when not */
     myr_fiber fiber;
     myr_stack *stack;                 /* NULL until first run (lazy) */
     const uint64_t *canary;           /* checked at every switch-out: the
                                          stack's canary word, or
                                          &myr_stack_no_canary */
-    struct myr_worker *worker;        /* running on, or home when not */
-    _Atomic unsigned state;
     _Atomic(struct myr_ult *) joiner; /* see ult.c: the join protocol */
     bool started;                     /* has a context to switch to */
     bool is_main;
@@ -65,6 +73,14 @@ struct myr_ult {
 
 enum { WORKER_AWAKE = 0, WORKER_SLEEPING = 1 };
 
+/* A worker's cache of free malloc'd blocks of one kind, for the layers
+ * above (core_api.h). Owner only. */
+enum { MYR_ULT_NCACHES = 4, MYR_ULT_CACHE_MAX = 256 };
+typedef struct myr_block_cache {
+    void *head;
+    unsigned n;
+} myr_block_cache;
+
 typedef struct myr_worker {
     myr_deque deque;
     myr_inbox inbox;
@@ -81,6 +97,7 @@ typedef struct myr_worker {
     myr_stack_pool stacks;
     myr_ult *free_ults;
     unsigned nfree_ults;
+    myr_block_cache caches[MYR_ULT_NCACHES];
     unsigned rng;
     int index;
     pthread_t thread;
@@ -157,6 +174,7 @@ _Noreturn void myr_sched_finish(myr_ult *cur);
 void myr_ult_free(myr_worker *w, myr_ult *u);
 void myr_ult_release_done(myr_worker *w, myr_ult *u);
 void myr_ult_pool_drain(myr_worker *w);
+void myr_ult_caches_drain(myr_worker *w);
 const char *myr_ult_label(const myr_ult *u, char buf[64]);
 
 /* key.c */
@@ -188,5 +206,7 @@ void myr_topology_restore_main(void);
 
 /* Fatal runtime error: print and abort. */
 _Noreturn void myr_fatal(const char *what, const char *detail);
+
+#pragma GCC visibility pop
 
 #endif

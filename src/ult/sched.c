@@ -9,7 +9,8 @@
  *
  * Where a ready ULT lives. Every ready ULT is in exactly one place:
  *   - a worker's deque (deque.h): pushed only by that worker, taken
- *     first-in first-out by the worker or by thieves;
+ *     first-in first-out by the worker or by thieves (with one worker
+ *     there are no thieves, and the owner takes without a CAS);
  *   - a worker's inbox (inbox.h): pushed by any thread, drained into the
  *     deque by the owner, or popped by a thief when the owner is busy.
  * A running ULT is in no queue; a suspended ULT is in no queue.
@@ -51,7 +52,7 @@
  * (myr_worker_current, internal.h), and errno through the address each
  * worker recorded for its own thread (errno_save/errno_restore).
  */
-#include "ult/internal.h"
+#include "ult/core_api.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -204,13 +205,22 @@ static void push_local(myr_worker *w, myr_ult *u)
         myr_fatal("out of memory", "cannot grow a worker's ready deque");
 }
 
+/* Take from w's own deque (owner only). With one worker nobody else takes
+ * from it (steal() returns at once), so no compare-and-swap is needed. */
+static inline myr_ult *own_deque_take(myr_worker *w)
+{
+    if (myr_rt.nworkers == 1)
+        return myr_deque_take_alone(&w->deque);
+    return myr_deque_take(&w->deque);
+}
+
 /* The next ready ULT of w's own queues, or NULL. Owner only. The deque's
  * older work comes first; the inbox is then drained behind it, except that
  * when the deque was empty its first ULT is returned directly: pushed to the
  * deque, it could be stolen in the instant before we take it back. */
 static myr_ult *local_next_with_inbox(myr_worker *w)
 {
-    myr_ult *u = myr_deque_take(&w->deque);
+    myr_ult *u = own_deque_take(w);
     if (!myr_inbox_trylock(&w->inbox))
         return u;
     myr_inbox_status st;
@@ -239,7 +249,7 @@ static inline myr_ult *local_next(myr_worker *w)
 {
     if (__builtin_expect(myr_inbox_nonempty(&w->inbox), 0))
         return local_next_with_inbox(w);
-    return myr_deque_take(&w->deque);
+    return own_deque_take(w);
 }
 
 /* Can a thief take something from v? (deque items, or the inbox of a
@@ -405,7 +415,7 @@ static void cb_requeue(void *arg)
     push_local(u->worker, u);
 }
 
-void myr_ult_yield(void)
+void myr_ult_yield_internal(void)
 {
     myr_worker *w = myr_worker_current();
     myr_ult *cur = w ? w->current : NULL;
@@ -415,6 +425,7 @@ void myr_ult_yield(void)
     if (next)
         ult_switch(w, cur, next, cb_requeue, false);
 }
+void myr_ult_yield(void) __attribute__((alias("myr_ult_yield_internal")));
 
 static void cb_suspend(void *arg)
 {
@@ -428,7 +439,7 @@ static void cb_suspend(void *arg)
     push_local(u->worker, u);
 }
 
-int myr_ult_suspend(void)
+int myr_ult_suspend_internal(void)
 {
     myr_worker *w = myr_worker_current();
     myr_ult *cur = w ? w->current : NULL;
@@ -445,8 +456,9 @@ int myr_ult_suspend(void)
         ult_switch_to_sched(w, cur, cb_suspend, false);
     return MYR_OK;
 }
+int myr_ult_suspend(void) __attribute__((alias("myr_ult_suspend_internal")));
 
-int myr_ult_resume(myr_ult *u)
+int myr_ult_resume_slow(myr_ult *u)
 {
     if (!u)
         return MYR_ERR_ARG;
@@ -467,6 +479,7 @@ int myr_ult_resume(myr_ult *u)
             return MYR_OK;
     }
 }
+int myr_ult_resume(myr_ult *u) __attribute__((alias("myr_ult_resume_slow")));
 
 static void cb_migrate(void *arg)
 {

@@ -14,7 +14,7 @@
  * Descriptors are recycled through per-worker free lists (owner only, so no
  * synchronisation); a list beyond FREE_ULTS_MAX goes back to malloc.
  */
-#include "ult/internal.h"
+#include "ult/core_api.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +62,19 @@ void myr_ult_pool_drain(myr_worker *w)
         free(u);
     }
     w->nfree_ults = 0;
+}
+
+void myr_ult_caches_drain(myr_worker *w)
+{
+    for (int i = 0; i < MYR_ULT_NCACHES; i++) {
+        myr_block_cache *c = &w->caches[i];
+        while (c->head) {
+            struct myr_block_link *b = c->head;
+            c->head = b->next;
+            free(b);
+        }
+        c->n = 0;
+    }
 }
 
 /* Exit callback, on worker w after u's stack went back to the pool. */
@@ -189,14 +202,12 @@ int myr_ult_exit(void *result)
 
 myr_ult *myr_ult_self(void)
 {
-    myr_worker *w = myr_worker_current();
-    return w ? w->current : NULL;
+    return myr_ult_self_internal();
 }
 
 void *myr_ult_inherited(void)
 {
-    myr_ult *self = myr_ult_self();
-    return self ? self->inherited : NULL;
+    return myr_ult_inherited_internal();
 }
 
 int myr_ult_set_inherited(void *value)

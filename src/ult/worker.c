@@ -79,6 +79,7 @@ static void worker_teardown(myr_worker *w)
 {
     myr_stack_pool_drain(&w->stacks);
     myr_ult_pool_drain(w);
+    myr_ult_caches_drain(w);
     myr_deque_destroy(&w->deque);
 }
 

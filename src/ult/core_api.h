@@ -1,0 +1,114 @@
+/*
+ * core_api.h — the ULT calls the layers above make on their hot paths
+ * (blocking and completing a request), without the PLT.
+ *
+ * The public functions of myr_ult.h are exported from libmyriad, so a call
+ * to them from inside the library goes through the PLT and cannot be
+ * inlined (a program could interpose them). These are the same functions
+ * under hidden names (the public ones are aliases of them), plus inline
+ * versions of self/inherited, which are two loads. Semantics are exactly
+ * those of the public functions; see sched.c for the invariants.
+ */
+#ifndef MYR_ULT_CORE_API_H
+#define MYR_ULT_CORE_API_H
+
+#include <stdlib.h>
+
+#include "ult/internal.h"
+
+#ifdef MYR_SANITIZE
+#include <sanitizer/asan_interface.h>
+#endif
+
+#define MYR_ULT_HIDDEN __attribute__((visibility("hidden")))
+
+/* myr_ult_resume, myr_ult_suspend, myr_ult_yield. */
+MYR_ULT_HIDDEN int myr_ult_resume_slow(myr_ult_t *ult);
+MYR_ULT_HIDDEN int myr_ult_suspend_internal(void);
+MYR_ULT_HIDDEN void myr_ult_yield_internal(void);
+
+/* The usual case inline: `ult` is suspended, our CAS makes it runnable and
+ * we queue it (sched.c: SUSPENDED -> RUNNABLE); anything else is the full
+ * protocol of myr_ult_resume. */
+static inline int myr_ult_resume_internal(myr_ult_t *ult)
+{
+    unsigned s = ULT_SUSPENDED;
+    /* No load before the CAS: from another worker, a load would fetch the
+     * line shared and the CAS fetch it again to own it. */
+    if (__builtin_expect(ult != NULL, 1) &&
+        atomic_compare_exchange_strong(&ult->state, &s, ULT_RUNNABLE)) {
+        myr_sched_make_ready(ult);
+        return MYR_OK;
+    }
+    return myr_ult_resume_slow(ult);
+}
+
+/* myr_ult_self: the running ULT, NULL outside a ULT. Read afresh after any
+ * switch (myr_worker_current, internal.h). */
+static inline myr_ult_t *myr_ult_self_internal(void)
+{
+    myr_worker *w = myr_worker_current();
+    return w ? w->current : NULL;
+}
+
+/* myr_ult_inherited. */
+static inline void *myr_ult_inherited_internal(void)
+{
+    myr_ult *u = myr_ult_self_internal();
+    return u ? u->inherited : NULL;
+}
+
+/* Per-worker caches of free malloc'd blocks (requests, envelopes), so that
+ * the hot paths allocate without malloc: `which` < MYR_ULT_NCACHES names a
+ * kind of block, each of one size chosen by the caller. The caller's
+ * worker's list is used with plain loads and stores (nothing switches
+ * between reading the worker and using its list). Off a worker (the
+ * network's thread), or with MYR_ULT_CACHE_MAX blocks cached already, a
+ * block goes to free(); cached blocks are freed at runtime shutdown. While
+ * cached, a block's second pointer-sized word is the list link: its first
+ * word keeps what the caller left there (a dead handle's magic number). */
+struct myr_block_link {
+    void *first;
+    void *next;
+};
+
+/* A block of `size` bytes from `which`'s cache, or malloc(size). */
+static inline void *myr_ult_cache_get(int which, size_t size)
+{
+    myr_worker *w = myr_worker_current();
+    if (w) {
+        myr_block_cache *c = &w->caches[which];
+        struct myr_block_link *b = c->head;
+        if (b) {
+            c->head = b->next;
+            c->n--;
+#ifdef MYR_SANITIZE
+            ASAN_UNPOISON_MEMORY_REGION(b, size);
+#endif
+            return b;
+        }
+    }
+    return malloc(size);
+}
+
+/* Give back a block of `size` bytes (the size it was got with). */
+static inline void myr_ult_cache_put(int which, void *block, size_t size)
+{
+    myr_worker *w = myr_worker_current();
+    if (w && w->caches[which].n < MYR_ULT_CACHE_MAX) {
+        myr_block_cache *c = &w->caches[which];
+        ((struct myr_block_link *)block)->next = c->head;
+        c->head = block;
+        c->n++;
+#ifdef MYR_SANITIZE
+        /* A use after free still trips AddressSanitizer. */
+        ASAN_POISON_MEMORY_REGION((char *)block + sizeof(struct myr_block_link),
+                                  size - sizeof(struct myr_block_link));
+#endif
+        return;
+    }
+    (void)size;
+    free(block);
+}
+
+#endif
