@@ -59,6 +59,13 @@ int myr_check_tag(const char *call, MPI_Comm comm, int tag, bool allow_any);
 int myr_check_pointer(const char *call, MPI_Comm comm, const void *p,
                       const char *what);
 
+int myr_check_group(const char *call, MPI_Group g, const char *what);
+
+/* A new communicator starts with its parent's error handler (for rank
+ * `self`); a freed one lets go of its user handler. */
+void myr_errhandler_inherit(MPI_Comm parent, MPI_Comm child, myr_rank *self);
+void myr_errhandler_detach(MPI_Comm comm, myr_rank *self);
+
 /* The largest tag value (MPI_TAG_UB). */
 #define MYR_TAG_UB 0x7fffffff
 

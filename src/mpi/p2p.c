@@ -117,6 +117,8 @@ static void describe_send(struct myr_mpi_request *r, const void *buf, int count,
     r->tag = tag;
     r->comm = comm;
     r->mode = (unsigned char)mode;
+    if (r->heap)
+        myr_comm_retain(comm);  /* dropped by myr_request_release */
 }
 
 static void describe_recv(struct myr_mpi_request *r, void *buf, int count,
@@ -128,6 +130,8 @@ static void describe_recv(struct myr_mpi_request *r, void *buf, int count,
     r->peer = source;
     r->tag = tag;
     r->comm = comm;
+    if (r->heap)
+        myr_comm_retain(comm);  /* dropped by myr_request_release */
 }
 
 static int send_failed(const char *call, MPI_Comm comm, myr_rank *self, int err)
