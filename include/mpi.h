@@ -360,6 +360,10 @@ MYR_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
 MYR_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int *flag))
 MYR_MPI_FN(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
 MYR_MPI_FN(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+MYR_MPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm))
+MYR_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+MYR_MPI_FN(int, Comm_remote_size, (MPI_Comm comm, int *size))
+MYR_MPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
 
 /* Collectives the main job needs until the collectives issue lands. */
 MYR_MPI_FN(int, Barrier, (MPI_Comm comm))

@@ -33,6 +33,11 @@ unsigned myr_context_id_next(void)
     return atomic_fetch_add_explicit(&next_context_id, 1, memory_order_relaxed);
 }
 
+unsigned myr_context_ids_next(unsigned n)
+{
+    return atomic_fetch_add_explicit(&next_context_id, n, memory_order_relaxed);
+}
+
 /* ---- rank maps ---------------------------------------------------------- */
 
 myr_rankmap *myr_rankmap_new(int size)
@@ -141,23 +146,45 @@ MPI_Comm myr_comm_handle_new(myr_comm_shared *sh, int rank)
     return c;
 }
 
+MPI_Comm myr_comm_inter_new(MPI_Comm local, myr_rankmap *remote, unsigned ctx)
+{
+    MPI_Comm c = malloc(sizeof *c);
+    if (!c) {
+        myr_comm_release(local);
+        myr_rankmap_release(remote);
+        return NULL;
+    }
+    *c = (struct myr_mpi_comm){
+        .magic = MYR_MAGIC_COMM, .kind = MYR_COMM_INTER, .context_id = ctx,
+        .size = local->size, .name = "", .rank = local->rank, .members = local->members,
+        .shared = NULL, .remote_size = remote->size, .remote_members = remote->world,
+        .remote = remote, .local_comm = local,
+        .local = {.errhandler = MPI_ERRORS_ARE_FATAL, .name = NULL}};
+    atomic_init(&c->refs, 1);
+    return c;
+}
+
 void myr_comm_retain(MPI_Comm comm)
 {
-    if (comm && comm->kind == MYR_COMM_INTRA)
+    if (comm && comm->kind >= MYR_COMM_INTRA)
         atomic_fetch_add_explicit(&comm->refs, 1, memory_order_relaxed);
 }
 
 void myr_comm_release(MPI_Comm comm)
 {
-    if (!comm || comm->kind != MYR_COMM_INTRA)
+    if (!comm || comm->kind < MYR_COMM_INTRA)
         return;
     if (atomic_fetch_sub_explicit(&comm->refs, 1, memory_order_acq_rel) != 1)
         return;
-    myr_comm_shared *sh = comm->shared;
+    if (comm->kind == MYR_COMM_INTER) {
+        myr_rankmap_release(comm->remote);
+        myr_comm_release(comm->local_comm);
+    } else {
+        myr_comm_shared_release(comm->shared);
+    }
     free(comm->local.name);
     comm->magic = MYR_MAGIC_DEAD;
     free(comm);
-    myr_comm_shared_release(sh);
 }
 
 myr_rankmap *myr_comm_rankmap(MPI_Comm comm, myr_rank *self, bool *ok)
@@ -165,6 +192,8 @@ myr_rankmap *myr_comm_rankmap(MPI_Comm comm, myr_rank *self, bool *ok)
     *ok = true;
     if (comm->kind == MYR_COMM_WORLD)
         return NULL;
+    if (comm->kind == MYR_COMM_INTER)
+        comm = comm->local_comm;
     if (comm->kind == MYR_COMM_INTRA) {
         myr_rankmap_retain(comm->shared->map);
         return comm->shared->map;
@@ -180,7 +209,8 @@ myr_rankmap *myr_comm_rankmap(MPI_Comm comm, myr_rank *self, bool *ok)
 int myr_comm_world(MPI_Comm comm, myr_rank *self, int rank)
 {
     switch (comm->kind) {
-    case MYR_COMM_INTRA: return comm->members[rank];
+    case MYR_COMM_INTRA:
+    case MYR_COMM_INTER: return comm->members[rank];
     case MYR_COMM_SELF: return self->world_rank;
     default: return rank;
     }
@@ -194,7 +224,8 @@ bool myr_comm_valid(MPI_Comm comm)
 myr_comm_local *myr_comm_local_of(MPI_Comm comm, myr_rank *self)
 {
     switch (comm->kind) {
-    case MYR_COMM_INTRA: return &comm->local;
+    case MYR_COMM_INTRA:
+    case MYR_COMM_INTER: return &comm->local;
     case MYR_COMM_SELF: return &self->self_local;
     default: return &self->world_local;
     }
@@ -204,8 +235,10 @@ myr_rank *myr_comm_peer(MPI_Comm comm, myr_rank *self, int rank)
 {
     if (comm->kind == MYR_COMM_SELF)
         return rank == 0 ? self : NULL;
-    if (rank < 0 || rank >= comm->size)
+    if (rank < 0 || rank >= myr_comm_peer_count(comm))
         return NULL;
+    if (comm->kind == MYR_COMM_INTER)
+        return &myr_the_job.ranks[comm->remote_members[rank]];
     if (comm->kind == MYR_COMM_INTRA)
         return &myr_the_job.ranks[comm->members[rank]];
     return &myr_the_job.ranks[rank];

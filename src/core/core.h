@@ -130,7 +130,9 @@ void myr_group_free(MPI_Group g);
 /* The rank of job rank `world` in g, or MPI_UNDEFINED. O(size). */
 int myr_group_rank_of(MPI_Group g, int world);
 
-typedef enum { MYR_COMM_WORLD, MYR_COMM_SELF, MYR_COMM_INTRA } myr_comm_kind;
+typedef enum {
+    MYR_COMM_WORLD, MYR_COMM_SELF, MYR_COMM_INTRA, MYR_COMM_INTER
+} myr_comm_kind;
 
 /* What the members of a created intracommunicator share. Built once by
  * one member (coll/coll.c decides who) and referenced by every member's
@@ -155,10 +157,18 @@ struct myr_mpi_comm {
     unsigned context_id;   /* distinguishes the communicators in matching */
     int size;              /* -1 for MPI_COMM_SELF's shared handle */
     const char *name;      /* the default name */
-    /* MYR_COMM_INTRA only. */
-    int rank;              /* the owner's rank in it */
-    const int *members;    /* shared->map->world */
-    myr_comm_shared *shared;
+    /* MYR_COMM_INTRA and MYR_COMM_INTER. */
+    int rank;              /* the owner's rank in it (in the local group) */
+    const int *members;    /* the (local) group's job ranks */
+    myr_comm_shared *shared;   /* intra: the shared object; inter: NULL */
+    /* MYR_COMM_INTER only: the remote group, and a private duplicate of
+     * the local group's communicator (its collectives serve the
+     * intercommunicator's own agreements). Point-to-point uses
+     * context_id; the library's own messages use context_id + 1. */
+    int remote_size;
+    const int *remote_members;
+    myr_rankmap *remote;
+    MPI_Comm local_comm;
     /* The user's handle, plus one per nonblocking request using it, so a
      * freed communicator lives until its pending operations complete. */
     _Atomic int refs;
@@ -168,6 +178,13 @@ struct myr_mpi_comm {
 /* Context ids of created communicators: one atomic counter for the OS
  * process (ids 0 and 1 are MPI_COMM_WORLD's and MPI_COMM_SELF's). */
 unsigned myr_context_id_next(void);
+/* n consecutive context ids; the first is returned. */
+unsigned myr_context_ids_next(unsigned n);
+/* An intercommunicator handle of the member of `local` (a created
+ * intracommunicator handle, taken) facing `remote` (a reference taken),
+ * with context ids ctx and ctx + 1. NULL when out of memory (both given
+ * back). */
+MPI_Comm myr_comm_inter_new(MPI_Comm local, myr_rankmap *remote, unsigned ctx);
 /* A shared object for the ranks of `map` (taking the reference), with
  * `refs` handles to come; NULL when out of memory. */
 myr_comm_shared *myr_comm_shared_new(myr_rankmap *map, int refs);
@@ -258,9 +275,16 @@ static inline int myr_comm_size(MPI_Comm comm)
     return comm->kind == MYR_COMM_SELF ? 1 : comm->size;
 }
 
+/* How many ranks a point-to-point call may name: the remote group's size
+ * for an intercommunicator, the size otherwise. */
+static inline int myr_comm_peer_count(MPI_Comm comm)
+{
+    return comm->kind == MYR_COMM_INTER ? comm->remote_size : comm->size;
+}
+
 static inline int myr_comm_rank(MPI_Comm comm, const myr_rank *self)
 {
-    if (comm->kind == MYR_COMM_INTRA)
+    if (comm->kind >= MYR_COMM_INTRA)
         return comm->rank;
     return comm->kind == MYR_COMM_SELF ? 0 : self->world_rank;
 }

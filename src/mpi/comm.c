@@ -51,7 +51,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_comm(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
+    if ((err = myr_check_intra(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
         return err;
     return split(call, comm, self, 0, myr_comm_rank(comm, self), newcomm);
 }
@@ -64,7 +64,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_comm(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
+    if ((err = myr_check_intra(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
         return err;
     if (color < 0 && color != MPI_UNDEFINED)
         return myr_mpi_error(comm, MPI_ERR_ARG, call,
@@ -84,7 +84,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_comm(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
+    if ((err = myr_check_intra(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
         return err;
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPIX_COMM_TYPE_PROCESS &&
         split_type != MPI_UNDEFINED)
@@ -143,7 +143,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_comm(call, comm)) || (err = check_newcomm(call, comm, newcomm)) ||
+    if ((err = myr_check_intra(call, comm)) || (err = check_newcomm(call, comm, newcomm)) ||
         (err = check_group_of(call, comm, group, self)))
         return err;
     int me = myr_group_rank_of(group, self->world_rank);
@@ -160,7 +160,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_comm(call, comm)) || (err = check_newcomm(call, comm, newcomm)) ||
+    if ((err = myr_check_intra(call, comm)) || (err = check_newcomm(call, comm, newcomm)) ||
         (err = check_group_of(call, comm, group, self)) ||
         (err = myr_check_tag(call, comm, tag, false)))
         return err;
@@ -186,7 +186,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "comm is NULL");
     if ((err = myr_check_comm(call, *comm)))
         return err;
-    if ((*comm)->kind != MYR_COMM_INTRA)
+    if ((*comm)->kind < MYR_COMM_INTRA)
         return myr_mpi_error(*comm, MPI_ERR_COMM, call, "%s cannot be freed",
                              (*comm)->name);
     myr_errhandler_detach(*comm, self);
@@ -196,6 +196,47 @@ int PMPI_Comm_free(MPI_Comm *comm)
 }
 int MPI_Comm_free(MPI_Comm *comm) MYR_PMPI(Comm_free);
 
+/* The job ranks of a (local) group: NULL for MPI_COMM_WORLD's (0..n-1). */
+static const int *group_list(MPI_Comm comm, myr_rank *self)
+{
+    switch (comm->kind) {
+    case MYR_COMM_WORLD: return NULL;
+    case MYR_COMM_SELF: return &self->world_rank;
+    default: return comm->members;
+    }
+}
+
+/* MPI_CONGRUENT (same ranks, same order), MPI_SIMILAR or MPI_UNEQUAL; the
+ * result through *result, or an error class (out of memory). */
+static int compare_lists(int n1, const int *a, int n2, const int *b, int *result)
+{
+    if (n1 != n2) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    bool same_order = true;
+    for (int i = 0; i < n1 && same_order; i++)
+        same_order = (a ? a[i] : i) == (b ? b[i] : i);
+    if (same_order) {
+        *result = MPI_CONGRUENT;
+        return MPI_SUCCESS;
+    }
+    unsigned char *in = calloc((size_t)myr_the_job.size, 1);
+    if (!in)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n2; i++)
+        in[b ? b[i] : i] = 1;
+    *result = MPI_SIMILAR;
+    for (int i = 0; i < n1; i++)
+        if (!in[a ? a[i] : i]) {
+            *result = MPI_UNEQUAL;
+            break;
+        }
+    free(in);
+    return MPI_SUCCESS;
+}
+
+/* Intercommunicators compare both groups; the weaker result wins. */
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     static const char call[] = "MPI_Comm_compare";
@@ -207,34 +248,24 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         return err;
     if (!result)
         return myr_mpi_error(comm1, MPI_ERR_ARG, call, "result is NULL");
+    bool inter1 = comm1->kind == MYR_COMM_INTER, inter2 = comm2->kind == MYR_COMM_INTER;
     if (comm1 == comm2) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    int n = myr_comm_size(comm1);
-    if (n != myr_comm_size(comm2)) {
+    if (inter1 != inter2) {
         *result = MPI_UNEQUAL;
         return MPI_SUCCESS;
     }
-    bool same_order = true;
-    for (int i = 0; i < n && same_order; i++)
-        same_order = myr_comm_world(comm1, self, i) == myr_comm_world(comm2, self, i);
-    if (same_order) {
-        *result = MPI_CONGRUENT;
-        return MPI_SUCCESS;
-    }
-    unsigned char *in = calloc((size_t)myr_the_job.size, 1);
-    if (!in)
-        return myr_mpi_error(comm1, MPI_ERR_NO_MEM, call, "out of memory");
-    for (int i = 0; i < n; i++)
-        in[myr_comm_world(comm2, self, i)] = 1;
-    *result = MPI_SIMILAR;
-    for (int i = 0; i < n; i++)
-        if (!in[myr_comm_world(comm1, self, i)]) {
-            *result = MPI_UNEQUAL;
-            break;
-        }
-    free(in);
+    int local, remote = MPI_CONGRUENT;
+    err = compare_lists(myr_comm_size(comm1), group_list(comm1, self),
+                        myr_comm_size(comm2), group_list(comm2, self), &local);
+    if (!err && inter1)
+        err = compare_lists(comm1->remote_size, comm1->remote_members,
+                            comm2->remote_size, comm2->remote_members, &remote);
+    if (err)
+        return myr_mpi_error(comm1, err, call, "out of memory");
+    *result = local > remote ? local : remote;
     return MPI_SUCCESS;
 }
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) MYR_PMPI(Comm_compare);
@@ -249,7 +280,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
         return err;
     if (!flag)
         return myr_mpi_error(comm, MPI_ERR_ARG, call, "flag is NULL");
-    *flag = 0;   /* no intercommunicators exist yet */
+    *flag = comm->kind == MYR_COMM_INTER;
     return MPI_SUCCESS;
 }
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag) MYR_PMPI(Comm_test_inter);

@@ -48,6 +48,9 @@ myr_rank *myr_mpi_enter(const char *call, int *err);
 
 /* Argument checks: MPI_SUCCESS, or the raised error's code. */
 int myr_check_comm(const char *call, MPI_Comm comm);
+/* A valid intracommunicator (MPI_ERR_COMM for an intercommunicator, in
+ * the calls that do not take one yet). */
+int myr_check_intra(const char *call, MPI_Comm comm);
 int myr_check_count(const char *call, MPI_Comm comm, const char *what, int count);
 int myr_check_type(const char *call, MPI_Comm comm, MPI_Datatype type);
 int myr_check_buffer(const char *call, MPI_Comm comm, const void *buf, int count);
