@@ -27,7 +27,8 @@
  * (launch/rank_start.c) starts on the same worker (rank i on worker i*W/N),
  * so in the common case one core touches a group counter and only one rank
  * per worker touches the top counter; the grouping affects speed only,
- * never results.
+ * never results. A created communicator is grouped the same way by its own
+ * ranks (which need not share a worker: then only the speed differs).
  *
  * Why reuse from one round to the next is race-free:
  * - `release` moves only after every rank has arrived, so a rank reading it
