@@ -334,6 +334,26 @@ static void free_is_safe_while_others_use_it(void)
     }
 }
 
+/* The error of a receive pending on a freed handle is still raised
+ * (through that handle's handler) when the receive completes. */
+static void freed_communicators_pending_receive_reports_truncation(void)
+{
+    int me = rank_of(MPI_COMM_WORLD), n = size_of(MPI_COMM_WORLD);
+    MPI_Comm d;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    CHECK_OK(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+    int small = -1, big[2] = {me, me};
+    MPI_Request r;
+    CHECK_OK(MPI_Irecv(&small, 1, MPI_INT, (me - 1 + n) % n, 0, d, &r));
+    CHECK_OK(MPI_Send(big, 2, MPI_INT, (me + 1) % n, 0, d));
+    CHECK_OK(MPI_Comm_free(&d));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));   /* every handle is freed */
+    MPI_Status st;
+    CHECK(MPI_Wait(&r, &st) == MPI_ERR_TRUNCATE);
+    CHECK(st.MPI_ERROR == MPI_ERR_TRUNCATE && st.MPI_SOURCE == (me - 1 + n) % n);
+    CHECK(small == (me - 1 + n) % n);
+}
+
 static void compare_gives_similar_and_unequal(void)
 {
     int me = rank_of(MPI_COMM_WORLD);
@@ -524,6 +544,8 @@ static const test_case cases[] = {
     {"collectives_on_created_communicators", collectives_on_created_communicators},
     {"constructors_of_comm_self", constructors_of_comm_self},
     {"free_is_safe_while_others_use_it", free_is_safe_while_others_use_it},
+    {"freed_communicators_pending_receive_reports_truncation",
+     freed_communicators_pending_receive_reports_truncation},
     {"compare_gives_similar_and_unequal", compare_gives_similar_and_unequal},
     {"names_belong_to_each_handle", names_belong_to_each_handle},
     {"new_communicators_inherit_the_error_handler",
