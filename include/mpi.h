@@ -95,6 +95,18 @@ extern struct myr_mpi_errhandler myr_mpi_errors_are_fatal, myr_mpi_errors_return
 #define MPI_ERRORS_ARE_FATAL MYR_PREDEFINED(MPI_Errhandler, myr_mpi_errors_are_fatal)
 #define MPI_ERRORS_RETURN MYR_PREDEFINED(MPI_Errhandler, myr_mpi_errors_return)
 
+/* Groups and communicator comparison. */
+extern struct myr_mpi_group myr_mpi_group_empty;
+#define MPI_GROUP_EMPTY MYR_PREDEFINED(MPI_Group, myr_mpi_group_empty)
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+/* MPI_Comm_split_type: collocated ranks (those of this OS process, today
+ * every rank of the job). */
+#define MPI_COMM_TYPE_SHARED 1
+#define MPIX_COMM_TYPE_PROCESS 2
+
 /* Error classes (MPI 3.1, section 8.4). */
 #define MPI_SUCCESS 0
 #define MPI_ERR_BUFFER 1
@@ -321,6 +333,37 @@ MYR_MPI_FN(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype,
 MYR_MPI_FN(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
 MYR_MPI_FN(int, Status_set_cancelled, (MPI_Status *status, int flag))
 MYR_MPI_FN(int, Type_size, (MPI_Datatype datatype, int *size))
+
+/* Groups. */
+MYR_MPI_FN(int, Group_size, (MPI_Group group, int *size))
+MYR_MPI_FN(int, Group_rank, (MPI_Group group, int *rank))
+MYR_MPI_FN(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]))
+MYR_MPI_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+MYR_MPI_FN(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+MYR_MPI_FN(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+MYR_MPI_FN(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+MYR_MPI_FN(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+MYR_MPI_FN(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+MYR_MPI_FN(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+MYR_MPI_FN(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+MYR_MPI_FN(int, Group_free, (MPI_Group *group))
+MYR_MPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+
+/* Communicators. */
+MYR_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+MYR_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+MYR_MPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
+MYR_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+MYR_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+MYR_MPI_FN(int, Comm_free, (MPI_Comm *comm))
+MYR_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+MYR_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+MYR_MPI_FN(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+MYR_MPI_FN(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+MYR_MPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm))
+MYR_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+MYR_MPI_FN(int, Comm_remote_size, (MPI_Comm comm, int *size))
+MYR_MPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
 
 /* Collectives the main job needs until the collectives issue lands. */
 MYR_MPI_FN(int, Barrier, (MPI_Comm comm))

@@ -3,8 +3,9 @@
  * communicator, through shared memory (no point-to-point messages).
  *
  * Model. A communicator has one collective state, shared by its ranks (for
- * MPI_COMM_WORLD: one per job, built by the first collective call; for
- * MPI_COMM_SELF nothing is shared and nothing waits). A collective call is
+ * MPI_COMM_WORLD: one per job, built by the first collective call; for a
+ * created communicator: built with it, see "Creating communicators"
+ * below; for MPI_COMM_SELF nothing is shared and nothing waits). A collective call is
  * one *round* of that state. In a round every rank
  *   1. reads the round's number `release` (it cannot change before this
  *      rank arrives, see below),
@@ -26,7 +27,8 @@
  * (launch/rank_start.c) starts on the same worker (rank i on worker i*W/N),
  * so in the common case one core touches a group counter and only one rank
  * per worker touches the top counter; the grouping affects speed only,
- * never results.
+ * never results. A created communicator is grouped the same way by its own
+ * ranks (which need not share a worker: then only the speed differs).
  *
  * Why reuse from one round to the next is race-free:
  * - `release` moves only after every rank has arrived, so a rank reading it
@@ -61,8 +63,9 @@
 /* Reductions of at least this many bytes per rank are done in parallel. */
 #define LARGE_BYTES (32 * 1024)
 
-enum coll_kind { COLL_BARRIER, COLL_BCAST, COLL_ALLREDUCE };
-static const char *const kind_name[] = {"MPI_Barrier", "MPI_Bcast", "MPI_Allreduce"};
+enum coll_kind { COLL_BARRIER, COLL_BCAST, COLL_ALLREDUCE, COLL_SPLIT };
+static const char *const kind_name[] = {"MPI_Barrier", "MPI_Bcast", "MPI_Allreduce",
+                                        "a communicator constructor"};
 
 /* What a rank passes to a round; written by that rank before it arrives. */
 typedef struct coll_slot {
@@ -72,7 +75,14 @@ typedef struct coll_slot {
     MPI_Datatype type;
     MPI_Op op;
     const void *in;        /* bcast: the buffer; allreduce: the contribution */
+    int color, key;        /* split */
 } coll_slot;
+
+/* A rank's new communicator, decided by the completer of a split round. */
+typedef struct split_result {
+    myr_comm_shared *shared;   /* NULL: MPI_COMM_NULL */
+    int rank;
+} split_result;
 
 typedef struct coll_group {
     _Alignas(MYR_CACHE_LINE) _Atomic int arrived;
@@ -83,6 +93,7 @@ typedef struct coll_group {
 typedef struct coll_state {
     /* Immutable once published. */
     myr_rank *ranks;       /* the job it was built for */
+    const int *map;        /* comm rank -> job rank; NULL: the identity */
     int size;
     int ngroups;
     coll_group *groups;
@@ -97,7 +108,13 @@ typedef struct coll_state {
     char why[256];
     void *scratch;
     size_t scratch_cap;
+    split_result *results; /* one per rank, allocated by the first split */
 } coll_state;
+
+static inline myr_rank *state_rank(const coll_state *s, int r)
+{
+    return &s->ranks[s->map ? s->map[r] : r];
+}
 
 /* ---- the state of MPI_COMM_WORLD --------------------------------------- */
 
@@ -109,16 +126,18 @@ static void state_free(coll_state *s)
     free(s->groups);
     free(s->slots);
     free(s->scratch);
+    free(s->results);
     free(s);
 }
 
-static coll_state *state_new(myr_rank *ranks, int size)
+static coll_state *state_new(myr_rank *ranks, const int *map, int size)
 {
     coll_state *s = aligned_alloc(MYR_CACHE_LINE, sizeof *s);
     if (!s)
         return NULL;
     memset(s, 0, sizeof *s);
     s->ranks = ranks;
+    s->map = map;
     s->size = size;
     int workers = myr_worker_count();
     s->ngroups = workers < 1 ? 1 : workers < size ? workers : size;
@@ -155,7 +174,7 @@ static coll_state *world(void)
     myr_spin_lock(&world_lock);
     s = atomic_load_explicit(&world_state, memory_order_relaxed);
     if (!s || s->ranks != myr_the_job.ranks || s->size != myr_the_job.size) {
-        s = state_new(myr_the_job.ranks, myr_the_job.size);
+        s = state_new(myr_the_job.ranks, NULL, myr_the_job.size);
         if (s)
             atomic_store_explicit(&world_state, s, memory_order_release);
     }
@@ -184,7 +203,7 @@ static void notify_group(coll_state *s, const coll_group *grp, int except)
 {
     for (int r = grp->first; r < grp->first + grp->size; r++)
         if (r != except)
-            myr_wait_notify(&s->ranks[r]);
+            myr_wait_notify(state_rank(s, r));
 }
 
 static int fail(coll_state *s, int errclass, const char *fmt, ...)
@@ -275,6 +294,8 @@ static bool slots_agree(coll_state *s)
     return true;
 }
 
+static void complete_split(coll_state *s);
+
 /* The completer's part of a round: everyone has arrived, nobody has left. */
 static void complete_round(coll_state *s, const coll_slot *mine)
 {
@@ -282,7 +303,9 @@ static void complete_round(coll_state *s, const coll_slot *mine)
     s->sliced = false;
     if (!mine || !slots_agree(s))
         return;
-    if (mine->kind == COLL_BCAST) {
+    if (mine->kind == COLL_SPLIT) {
+        complete_split(s);
+    } else if (mine->kind == COLL_BCAST) {
         const coll_slot *root = &s->slots[mine->root];
         if (scratch_reserve(s, (size_t)root->count * (size_t)root->type->extent))
             myr_datatype_copy(s->scratch, root->in, root->count, root->type, SIZE_MAX);
@@ -326,8 +349,8 @@ static void round_run(coll_state *s, myr_rank *self, int me, const coll_slot *mi
              * and the extra one is harmless. */
             for (int h = 0; h < s->ngroups; h++)
                 if (h != g)
-                    myr_wait_notify(&s->ranks[atomic_load_explicit(&s->groups[h].leader,
-                                                                   memory_order_relaxed)]);
+                    myr_wait_notify(state_rank(s, atomic_load_explicit(&s->groups[h].leader,
+                                                                       memory_order_relaxed)));
             notify_group(s, grp, me);
             return;
         }
@@ -339,6 +362,11 @@ static void round_run(coll_state *s, myr_rank *self, int me, const coll_slot *mi
 }
 
 /* ---- the collectives ----------------------------------------------------- */
+
+static coll_state *state_of(MPI_Comm comm)
+{
+    return comm->kind == MYR_COMM_INTRA ? comm->shared->coll : world();
+}
 
 static int no_state(const char **why)
 {
@@ -356,7 +384,7 @@ int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
 {
     if (comm->kind == MYR_COMM_SELF)
         return MPI_SUCCESS;
-    coll_state *s = world();
+    coll_state *s = state_of(comm);
     if (!s)
         return no_state(why);
     coll_slot mine = {.kind = COLL_BARRIER};
@@ -369,7 +397,7 @@ int myr_coll_bcast(MPI_Comm comm, myr_rank *self, void *buf, int count,
 {
     if (comm->kind == MYR_COMM_SELF)
         return MPI_SUCCESS;   /* root is 0: the data is already there */
-    coll_state *s = world();
+    coll_state *s = state_of(comm);
     if (!s)
         return no_state(why);
     int me = myr_comm_rank(comm, self);
@@ -392,7 +420,7 @@ int myr_coll_allreduce(MPI_Comm comm, myr_rank *self, const void *in,
             memcpy(out, in, bytes);
         return MPI_SUCCESS;
     }
-    coll_state *s = world();
+    coll_state *s = state_of(comm);
     if (!s)
         return no_state(why);
     int me = myr_comm_rank(comm, self);
@@ -417,5 +445,252 @@ int myr_coll_allreduce(MPI_Comm comm, myr_rank *self, const void *in,
     }
     if (bytes)
         memcpy(out, s->scratch, bytes);
+    return MPI_SUCCESS;
+}
+
+/* ---- creating communicators ---------------------------------------------
+ *
+ * The members of a new communicator must agree on one shared object (its
+ * members, context id and collective state) without a lock that every
+ * creation in the job takes.
+ *
+ * Constructors collective over the parent (dup, split, split_type,
+ * create) are one round of the parent's collective state: each rank
+ * writes (color, key) to its slot; the completer of the round (the last
+ * rank to arrive) sorts the ranks by (color, key, parent rank), builds one
+ * shared object per color with a context id from myr_context_id_next (one
+ * atomic add), and writes each rank's object and new rank to `results`
+ * before the release. Each rank then makes its own handle. Cost: one
+ * round plus O(N log N) work by one rank, no lock; `results` obeys the
+ * same reuse rule as scratch.
+ *
+ * MPI_Comm_create_group is collective over the group only, so it cannot
+ * use the parent's rounds. Its members meet in a table of buckets, each
+ * with its own spin lock, keyed by (parent context id, tag, group size,
+ * first member): the first member to arrive builds the shared object and
+ * publishes it in an entry; the others find it (the whole member list
+ * must be equal), mark their rank as joined and take it without waiting;
+ * the last to join removes the entry. A rank skips entries it has already
+ * joined, so repeated calls with the same group and tag pair up in order
+ * (MPI requires the members to make them in the same order).
+ */
+
+static void shared_coll_free(void *coll)
+{
+    state_free(coll);
+}
+
+/* A shared object for `map` (the reference is taken) with its collective
+ * state, for `refs` members; NULL when out of memory. */
+static myr_comm_shared *shared_build(myr_rankmap *map, int refs)
+{
+    if (!map)
+        return NULL;
+    myr_comm_shared *sh = myr_comm_shared_new(map, 1);
+    if (!sh)
+        return NULL;
+    coll_state *cs = state_new(myr_the_job.ranks, map->world, map->size);
+    if (!cs) {
+        myr_comm_shared_release(sh);
+        return NULL;
+    }
+    sh->coll = cs;
+    sh->coll_free = shared_coll_free;
+    atomic_store_explicit(&sh->refs, refs, memory_order_relaxed);
+    return sh;
+}
+
+typedef struct split_item {
+    int color, key, rank;
+} split_item;
+
+static int split_item_cmp(const void *a, const void *b)
+{
+    const split_item *x = a, *y = b;
+    if (x->color != y->color)
+        return x->color < y->color ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void complete_split(coll_state *s)
+{
+    if (!s->results) {
+        s->results = malloc((size_t)s->size * sizeof *s->results);
+        if (!s->results) {
+            fail(s, MPI_ERR_NO_MEM, "out of memory for a communicator's creation");
+            return;
+        }
+    }
+    split_item *items = malloc((size_t)s->size * sizeof *items);
+    if (!items) {
+        fail(s, MPI_ERR_NO_MEM, "out of memory for a communicator's creation");
+        return;
+    }
+    int n = 0;
+    for (int r = 0; r < s->size; r++) {
+        s->results[r] = (split_result){NULL, MPI_UNDEFINED};
+        if (s->slots[r].color != MPI_UNDEFINED)
+            items[n++] = (split_item){s->slots[r].color, s->slots[r].key, r};
+    }
+    qsort(items, (size_t)n, sizeof *items, split_item_cmp);
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && items[j].color == items[i].color)
+            j++;
+        myr_rankmap *map = myr_rankmap_new(j - i);
+        for (int k = i; map && k < j; k++)
+            map->world[k - i] = s->map ? s->map[items[k].rank] : items[k].rank;
+        myr_comm_shared *sh = shared_build(map, j - i);
+        if (!sh) {
+            /* Undo the communicators built so far: nobody has seen them. */
+            for (int k = 0; k < i; k++)
+                myr_comm_shared_release(s->results[items[k].rank].shared);
+            for (int r = 0; r < s->size; r++)
+                s->results[r] = (split_result){NULL, MPI_UNDEFINED};
+            fail(s, MPI_ERR_NO_MEM, "out of memory for a new communicator of %d ranks",
+                 j - i);
+            break;
+        }
+        for (int k = i; k < j; k++)
+            s->results[items[k].rank] = (split_result){sh, k - i};
+        i = j;
+    }
+    free(items);
+}
+
+static int out_of_memory(const char **why)
+{
+    *why = "out of memory for a new communicator";
+    return MPI_ERR_NO_MEM;
+}
+
+/* A communicator whose only member is the caller. */
+static int comm_alone(myr_rank *self, MPI_Comm *out, const char **why)
+{
+    myr_rankmap *map = myr_rankmap_new(1);
+    if (map)
+        map->world[0] = self->world_rank;
+    myr_comm_shared *sh = shared_build(map, 1);
+    if (!sh || !(*out = myr_comm_handle_new(sh, 0)))
+        return out_of_memory(why);
+    return MPI_SUCCESS;
+}
+
+int myr_coll_comm_split(MPI_Comm parent, myr_rank *self, int color, int key,
+                        MPI_Comm *out, const char **why)
+{
+    *out = MPI_COMM_NULL;
+    if (parent->kind == MYR_COMM_SELF)
+        return color == MPI_UNDEFINED ? MPI_SUCCESS : comm_alone(self, out, why);
+    coll_state *s = state_of(parent);
+    if (!s)
+        return no_state(why);
+    int me = myr_comm_rank(parent, self);
+    coll_slot mine = {.kind = COLL_SPLIT, .color = color, .key = key};
+    round_run(s, self, me, &mine);
+    int err = round_result(s, why);
+    if (err != MPI_SUCCESS)
+        return err;
+    split_result res = s->results[me];
+    if (res.shared && !(*out = myr_comm_handle_new(res.shared, res.rank)))
+        return out_of_memory(why);
+    return MPI_SUCCESS;
+}
+
+#define RDV_BUCKETS 1024
+
+typedef struct rdv_entry {
+    struct rdv_entry *next;
+    unsigned parent_ctx;
+    int tag;
+    myr_rankmap *members;      /* the group's ranks (the shared object's map) */
+    myr_comm_shared *shared;
+    int joined;
+    unsigned char *marks;      /* marks[i]: group rank i has taken it */
+} rdv_entry;
+
+typedef struct rdv_bucket {
+    _Alignas(MYR_CACHE_LINE) myr_spinlock lock;
+    rdv_entry *head;
+} rdv_bucket;
+
+static rdv_bucket rdv_table[RDV_BUCKETS];
+
+static bool same_members(const myr_rankmap *m, MPI_Group g)
+{
+    if (m->size != g->size)
+        return false;
+    for (int i = 0; i < g->size; i++)
+        if (m->world[i] != myr_group_world(g, i))
+            return false;
+    return true;
+}
+
+/* A new entry holding a new communicator of g's ranks; NULL when out of
+ * memory. Called under the bucket's lock (the one allocation of the
+ * creation; the other members only read it). */
+static rdv_entry *rdv_entry_new(unsigned ctx, int tag, MPI_Group g)
+{
+    rdv_entry *e = malloc(sizeof *e);
+    unsigned char *marks = calloc((size_t)g->size, 1);
+    myr_rankmap *map = myr_rankmap_new(g->size);
+    if (!e || !marks || !map) {
+        free(e);
+        free(marks);
+        myr_rankmap_release(map);
+        return NULL;
+    }
+    for (int i = 0; i < g->size; i++)
+        map->world[i] = myr_group_world(g, i);
+    myr_comm_shared *sh = shared_build(map, g->size);
+    if (!sh) {
+        free(e);
+        free(marks);
+        return NULL;
+    }
+    *e = (rdv_entry){.parent_ctx = ctx, .tag = tag, .members = sh->map, .shared = sh,
+                     .marks = marks};
+    return e;
+}
+
+int myr_coll_comm_create_group(MPI_Comm parent, myr_rank *self, MPI_Group group,
+                               int tag, MPI_Comm *out, const char **why)
+{
+    *out = MPI_COMM_NULL;
+    int me = myr_group_rank_of(group, self->world_rank);
+    if (me == MPI_UNDEFINED)
+        return MPI_SUCCESS;
+    if (group->size == 1)
+        return comm_alone(self, out, why);
+    unsigned ctx = parent->context_id;
+    unsigned h = ctx * 0x9e3779b1u ^ (unsigned)tag * 0x85ebca6bu ^
+                 (unsigned)group->size * 0xc2b2ae35u ^ (unsigned)myr_group_world(group, 0);
+    rdv_bucket *b = &rdv_table[(h ^ h >> 16) % RDV_BUCKETS];
+    myr_spin_lock(&b->lock);
+    rdv_entry **link = &b->head, *e;
+    for (e = b->head; e; link = &e->next, e = e->next)
+        if (e->parent_ctx == ctx && e->tag == tag && !e->marks[me] &&
+            same_members(e->members, group))
+            break;
+    if (!e) {
+        e = rdv_entry_new(ctx, tag, group);
+        if (!e) {
+            myr_spin_unlock(&b->lock);
+            return out_of_memory(why);
+        }
+        *link = e;   /* at the tail: the entries of a key stay in call order */
+    }
+    e->marks[me] = 1;
+    myr_comm_shared *sh = e->shared;
+    if (++e->joined == group->size) {
+        *link = e->next;
+        free(e->marks);
+        free(e);
+    }
+    myr_spin_unlock(&b->lock);
+    if (!(*out = myr_comm_handle_new(sh, me)))
+        return out_of_memory(why);
     return MPI_SUCCESS;
 }

@@ -54,4 +54,21 @@ int myr_coll_allreduce(MPI_Comm comm, myr_rank *self, const void *in,
                        void *out, int count, MPI_Datatype type, MPI_Op op,
                        const char **why) __attribute__((warn_unused_result));
 
+
+/* ---- creating communicators (coll.c) ----------------------------------- */
+
+/* Collective over `parent`: the ranks passing the same color (not
+ * MPI_UNDEFINED) get one new communicator, ranked by (key, parent rank);
+ * the others get MPI_COMM_NULL. MPI_Comm_dup, _split, _split_type and
+ * _create are all this. */
+int myr_coll_comm_split(MPI_Comm parent, myr_rank *self, int color, int key,
+                        MPI_Comm *out, const char **why)
+    __attribute__((warn_unused_result));
+/* Collective over the members of `group` (all of them ranks of parent):
+ * one new communicator of group's ranks in group's order; MPI_COMM_NULL
+ * for a caller outside the group. */
+int myr_coll_comm_create_group(MPI_Comm parent, myr_rank *self, MPI_Group group,
+                               int tag, MPI_Comm *out, const char **why)
+    __attribute__((warn_unused_result));
+
 #endif

@@ -47,6 +47,7 @@ enum {
     MYR_MAGIC_ERRHANDLER = 0x4d455248,
     MYR_MAGIC_OP = 0x4d4f5020,
     MYR_MAGIC_MESSAGE = 0x4d4d5347,
+    MYR_MAGIC_GROUP = 0x4d475250,
     MYR_MAGIC_DEAD = 0x44454144,
 };
 
@@ -93,17 +94,113 @@ struct myr_rank;
 /* Per-rank state of a communicator (MPI makes it per process). */
 typedef struct myr_comm_local {
     MPI_Errhandler errhandler;
+    char *name;            /* set by MPI_Comm_set_name; NULL: the default */
 } myr_comm_local;
 
-typedef enum { MYR_COMM_WORLD, MYR_COMM_SELF } myr_comm_kind;
+/* Ranks of a group or communicator, in order: rank i is job rank
+ * world[i]. Immutable once built and shared by reference count between
+ * the groups and communicators made from it. */
+typedef struct myr_rankmap {
+    _Atomic int refs;
+    int size;
+    int world[];
+} myr_rankmap;
 
+myr_rankmap *myr_rankmap_new(int size);
+void myr_rankmap_retain(myr_rankmap *m);
+void myr_rankmap_release(myr_rankmap *m);
+
+struct myr_mpi_group {
+    unsigned magic;
+    int size;
+    myr_rankmap *map;      /* NULL: job ranks 0..size-1 (MPI_COMM_WORLD's group) */
+};
+
+static inline int myr_group_world(MPI_Group g, int i)
+{
+    return g->map ? g->map->world[i] : i;
+}
+
+bool myr_group_valid(MPI_Group g);
+/* A new group of `map`'s ranks (taking the caller's reference to `map`;
+ * NULL map: job ranks 0..size-1). Size 0 gives MPI_GROUP_EMPTY. NULL when
+ * out of memory (and the reference is dropped). */
+MPI_Group myr_group_new(myr_rankmap *map, int size);
+void myr_group_free(MPI_Group g);
+/* The rank of job rank `world` in g, or MPI_UNDEFINED. O(size). */
+int myr_group_rank_of(MPI_Group g, int world);
+
+typedef enum {
+    MYR_COMM_WORLD, MYR_COMM_SELF, MYR_COMM_INTRA, MYR_COMM_INTER
+} myr_comm_kind;
+
+/* What the members of a created intracommunicator share. Built once by
+ * one member (coll/coll.c decides who) and referenced by every member's
+ * handle; freed with the last handle. */
+typedef struct myr_comm_shared {
+    _Atomic int refs;          /* member handles not yet released */
+    unsigned context_id;
+    int size;
+    myr_rankmap *map;
+    void *coll;                /* collective state, owned by the coll layer */
+    void (*coll_free)(void *coll);
+} myr_comm_shared;
+
+/* MPI_COMM_WORLD and MPI_COMM_SELF are one static handle each, shared by
+ * all ranks (their per-rank state is in myr_rank). A created communicator
+ * has one handle per member rank (MPI handles are per process), holding
+ * the member's rank and per-rank state, so the hot path (rank, peer,
+ * context id) reads only the caller's own handle. */
 struct myr_mpi_comm {
     unsigned magic;
     myr_comm_kind kind;
     unsigned context_id;   /* distinguishes the communicators in matching */
     int size;              /* -1 for MPI_COMM_SELF's shared handle */
-    const char *name;
+    const char *name;      /* the default name */
+    /* MYR_COMM_INTRA and MYR_COMM_INTER. */
+    int rank;              /* the owner's rank in it (in the local group) */
+    const int *members;    /* the (local) group's job ranks */
+    myr_comm_shared *shared;   /* intra: the shared object; inter: NULL */
+    /* MYR_COMM_INTER only: the remote group, and a private duplicate of
+     * the local group's communicator (its collectives serve the
+     * intercommunicator's own agreements). Point-to-point uses
+     * context_id; the library's own messages use context_id + 1. */
+    int remote_size;
+    const int *remote_members;
+    myr_rankmap *remote;
+    MPI_Comm local_comm;
+    /* The user's handle, plus one per nonblocking request using it, so a
+     * freed communicator lives until its pending operations complete. */
+    _Atomic int refs;
+    myr_comm_local local;
 };
+
+/* Context ids of created communicators: one atomic counter for the OS
+ * process (ids 0 and 1 are MPI_COMM_WORLD's and MPI_COMM_SELF's). */
+unsigned myr_context_id_next(void);
+/* n consecutive context ids; the first is returned. */
+unsigned myr_context_ids_next(unsigned n);
+/* An intercommunicator handle of the member of `local` (a created
+ * intracommunicator handle, taken) facing `remote` (a reference taken),
+ * with context ids ctx and ctx + 1. NULL when out of memory (both given
+ * back). */
+MPI_Comm myr_comm_inter_new(MPI_Comm local, myr_rankmap *remote, unsigned ctx);
+/* A shared object for the ranks of `map` (taking the reference), with
+ * `refs` handles to come; NULL when out of memory. */
+myr_comm_shared *myr_comm_shared_new(myr_rankmap *map, int refs);
+/* Drop one member's reference; the last frees the object. */
+void myr_comm_shared_release(myr_comm_shared *sh);
+/* The handle of member `rank` of `sh` (taking one of sh's references). */
+MPI_Comm myr_comm_handle_new(myr_comm_shared *sh, int rank);
+void myr_comm_retain(MPI_Comm comm);
+/* Drop a reference to a handle (no-op on the predefined ones). */
+void myr_comm_release(MPI_Comm comm);
+/* The ranks of comm as a rank map (a new reference; NULL map for
+ * MPI_COMM_WORLD). For MPI_COMM_SELF a new map of one rank; *ok false
+ * when out of memory. */
+myr_rankmap *myr_comm_rankmap(MPI_Comm comm, struct myr_rank *self, bool *ok);
+/* The job rank of `rank` of comm. */
+int myr_comm_world(MPI_Comm comm, struct myr_rank *self, int rank);
 
 /* ---- ranks ------------------------------------------------------------ */
 
@@ -173,8 +270,25 @@ void myr_job_destroy(void);
 
 /* Resolve a communicator handle for the calling rank: its size and the
  * caller's rank in it, and the rank's local state of it. */
-int myr_comm_size(MPI_Comm comm);
-int myr_comm_rank(MPI_Comm comm, const myr_rank *self);
+static inline int myr_comm_size(MPI_Comm comm)
+{
+    return comm->kind == MYR_COMM_SELF ? 1 : comm->size;
+}
+
+/* How many ranks a point-to-point call may name: the remote group's size
+ * for an intercommunicator, the size otherwise. */
+static inline int myr_comm_peer_count(MPI_Comm comm)
+{
+    return comm->kind == MYR_COMM_INTER ? comm->remote_size : comm->size;
+}
+
+static inline int myr_comm_rank(MPI_Comm comm, const myr_rank *self)
+{
+    if (comm->kind >= MYR_COMM_INTRA)
+        return comm->rank;
+    return comm->kind == MYR_COMM_SELF ? 0 : self->world_rank;
+}
+
 myr_comm_local *myr_comm_local_of(MPI_Comm comm, myr_rank *self);
 bool myr_comm_valid(MPI_Comm comm);
 /* The rank behind `rank` of `comm` (comm rank -> job rank). */

@@ -35,8 +35,10 @@ struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind)
 void myr_request_release(struct myr_mpi_request *r)
 {
     r->magic = MYR_MAGIC_DEAD;
-    if (r->heap)
+    if (r->heap) {
+        myr_comm_release(r->comm);  /* the reference describe_* took */
         myr_ult_cache_put(CACHE_REQUEST, r, sizeof *r);
+    }
 }
 
 /* An envelope nobody references any more, with its data copy. */

@@ -64,7 +64,7 @@ int myr_check_buffer(const char *call, MPI_Comm comm, const void *buf, int count
 int myr_check_peer(const char *call, MPI_Comm comm, myr_rank *self,
                    const char *what, int rank, int allow)
 {
-    int size = myr_comm_size(comm);
+    int size = myr_comm_peer_count(comm);
     (void)self;
     if (rank >= 0 && rank < size)
         return MPI_SUCCESS;
@@ -73,8 +73,9 @@ int myr_check_peer(const char *call, MPI_Comm comm, myr_rank *self,
     if (rank == MPI_ANY_SOURCE && (allow & MYR_ALLOW_ANY))
         return MPI_SUCCESS;
     return myr_mpi_error(comm, MPI_ERR_RANK, call,
-                         "invalid %s rank %d (communicator size %d%s)", what,
-                         rank, size,
+                         "invalid %s rank %d (%s size %d%s)", what, rank,
+                         comm->kind == MYR_COMM_INTER ? "remote group" : "communicator",
+                         size,
                          (allow & MYR_ALLOW_ANY) ? "; or MPI_ANY_SOURCE, MPI_PROC_NULL"
                                                  : "; or MPI_PROC_NULL");
 }
@@ -96,4 +97,14 @@ int myr_check_pointer(const char *call, MPI_Comm comm, const void *p,
     if (!p)
         return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL", what);
     return MPI_SUCCESS;
+}
+
+int myr_check_intra(const char *call, MPI_Comm comm)
+{
+    int err = myr_check_comm(call, comm);
+    if (err == MPI_SUCCESS && comm->kind == MYR_COMM_INTER)
+        return myr_mpi_error(comm, MPI_ERR_COMM, call,
+                             "intercommunicators are not supported here yet "
+                             "(an intracommunicator is needed)");
+    return err;
 }

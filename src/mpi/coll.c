@@ -52,7 +52,7 @@ int PMPI_Barrier(MPI_Comm comm)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_comm(call, comm)))
+    if ((err = myr_check_intra(call, comm)))
         return err;
     const char *why = NULL;
     err = myr_coll_barrier(comm, self, &why);
@@ -67,7 +67,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_comm(call, comm)) ||
+    if ((err = myr_check_intra(call, comm)) ||
         (err = myr_check_count(call, comm, "count", count)) ||
         (err = myr_check_type(call, comm, datatype)) ||
         (err = check_buffer(call, comm, buffer, "buffer", count)) ||
@@ -88,7 +88,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_comm(call, comm)) ||
+    if ((err = myr_check_intra(call, comm)) ||
         (err = myr_check_count(call, comm, "count", count)) ||
         (err = myr_check_type(call, comm, datatype)) ||
         (err = check_op(call, comm, op, datatype)))

@@ -332,6 +332,21 @@ static void detach_user_handler(myr_comm_local *local)
         handler_release(old);
 }
 
+void myr_errhandler_inherit(MPI_Comm parent, MPI_Comm child, myr_rank *self)
+{
+    myr_spin_lock(&handler_lock);
+    MPI_Errhandler h = myr_comm_local_of(parent, self)->errhandler;
+    if (is_user_handler(h))
+        h->refs++;
+    myr_comm_local_of(child, self)->errhandler = h;
+    myr_spin_unlock(&handler_lock);
+}
+
+void myr_errhandler_detach(MPI_Comm comm, myr_rank *self)
+{
+    detach_user_handler(myr_comm_local_of(comm, self));
+}
+
 void myr_errhandlers_finalize(myr_rank *self)
 {
     detach_user_handler(&self->world_local);

@@ -48,6 +48,9 @@ myr_rank *myr_mpi_enter(const char *call, int *err);
 
 /* Argument checks: MPI_SUCCESS, or the raised error's code. */
 int myr_check_comm(const char *call, MPI_Comm comm);
+/* A valid intracommunicator (MPI_ERR_COMM for an intercommunicator, in
+ * the calls that do not take one yet). */
+int myr_check_intra(const char *call, MPI_Comm comm);
 int myr_check_count(const char *call, MPI_Comm comm, const char *what, int count);
 int myr_check_type(const char *call, MPI_Comm comm, MPI_Datatype type);
 int myr_check_buffer(const char *call, MPI_Comm comm, const void *buf, int count);
@@ -58,6 +61,13 @@ int myr_check_peer(const char *call, MPI_Comm comm, myr_rank *self,
 int myr_check_tag(const char *call, MPI_Comm comm, int tag, bool allow_any);
 int myr_check_pointer(const char *call, MPI_Comm comm, const void *p,
                       const char *what);
+
+int myr_check_group(const char *call, MPI_Group g, const char *what);
+
+/* A new communicator starts with its parent's error handler (for rank
+ * `self`); a freed one lets go of its user handler. */
+void myr_errhandler_inherit(MPI_Comm parent, MPI_Comm child, myr_rank *self);
+void myr_errhandler_detach(MPI_Comm comm, myr_rank *self);
 
 /* The largest tag value (MPI_TAG_UB). */
 #define MYR_TAG_UB 0x7fffffff

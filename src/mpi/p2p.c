@@ -23,12 +23,10 @@ static inline myr_rank *enter(const char *call, int *err)
     return myr_mpi_enter(call, err);
 }
 
-/* The size of a valid communicator whose kind we know, else -1. */
+/* How many ranks a valid communicator's point-to-point calls may name. */
 static inline int comm_size_known(MPI_Comm comm)
 {
-    if (comm->kind == MYR_COMM_WORLD)
-        return comm->size;
-    return comm->kind == MYR_COMM_SELF ? 1 : -1;
+    return myr_comm_peer_count(comm);
 }
 
 /* Would every check of check_send/check_recv pass? The same rules without
@@ -117,6 +115,8 @@ static void describe_send(struct myr_mpi_request *r, const void *buf, int count,
     r->tag = tag;
     r->comm = comm;
     r->mode = (unsigned char)mode;
+    if (r->heap)
+        myr_comm_retain(comm);  /* dropped by myr_request_release */
 }
 
 static void describe_recv(struct myr_mpi_request *r, void *buf, int count,
@@ -128,6 +128,8 @@ static void describe_recv(struct myr_mpi_request *r, void *buf, int count,
     r->peer = source;
     r->tag = tag;
     r->comm = comm;
+    if (r->heap)
+        myr_comm_retain(comm);  /* dropped by myr_request_release */
 }
 
 static int send_failed(const char *call, MPI_Comm comm, myr_rank *self, int err)

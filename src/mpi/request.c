@@ -74,6 +74,24 @@ static int raise_op_error(const char *call, MPI_Comm comm, int err)
     return myr_mpi_error(comm, err, call, "the operation failed");
 }
 
+/* Retire a completed request and raise the error it carries on its
+ * communicator. With an error to raise, the communicator is held across
+ * the retirement: releasing the request may drop the last reference to a
+ * communicator the user has freed. */
+static int retire_and_raise(const char *call, MPI_Request *request, MPI_Status *status)
+{
+    MPI_Comm comm = (*request)->comm;
+    bool failed = (*request)->status.MPI_ERROR != MPI_SUCCESS;
+    if (failed)
+        myr_comm_retain(comm);
+    int err = retire(request, status);
+    if (err)
+        err = raise_op_error(call, comm, err);
+    if (failed)
+        myr_comm_release(comm);
+    return err;
+}
+
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     static const char call[] = "MPI_Wait";
@@ -88,10 +106,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    MPI_Comm comm = (*request)->comm;
     myr_request_wait(self, *request);
-    err = retire(request, status);
-    return err ? raise_op_error(call, comm, err) : MPI_SUCCESS;
+    return retire_and_raise(call, request, status);
 }
 int MPI_Wait(MPI_Request *, MPI_Status *) MYR_PMPI(Wait);
 
@@ -119,9 +135,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         }
     }
     *flag = 1;
-    MPI_Comm comm = (*request)->comm;
-    err = retire(request, status);
-    return err ? raise_op_error(call, comm, err) : MPI_SUCCESS;
+    return retire_and_raise(call, request, status);
 }
 int MPI_Test(MPI_Request *, int *, MPI_Status *) MYR_PMPI(Test);
 
@@ -242,9 +256,7 @@ static int finish_any(const char *call, int count, MPI_Request requests[], int *
         empty_status(status);
         return MPI_SUCCESS;
     }
-    MPI_Comm comm = requests[i]->comm;
-    int err = retire(&requests[i], status);
-    return err ? raise_op_error(call, comm, err) : MPI_SUCCESS;
+    return retire_and_raise(call, &requests[i], status);
 }
 
 int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
