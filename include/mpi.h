@@ -253,6 +253,10 @@ enum {
 };
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
 
 /* Prototypes: every function exists as MPI_name and PMPI_name. */
@@ -350,6 +354,7 @@ MYR_MPI_FN(int, Type_create_indexed_block, (int count, int blocklength, const in
 MYR_MPI_FN(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
 MYR_MPI_FN(int, Type_create_struct, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
 MYR_MPI_FN(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
 MYR_MPI_FN(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype))
 MYR_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
 MYR_MPI_FN(int, Type_commit, (MPI_Datatype *datatype))

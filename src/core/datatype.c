@@ -351,7 +351,8 @@ int myr_datatype_create(MPI_Datatype *out, int n, const myr_dt_entry *e,
         reps = 1;   /* no data: an empty unit */
     } else if (n == 1 && e[0].type->reps == 1 && e[0].blocklen == 1) {
         put_unit(&bd, e[0].disp, e[0].type);           /* reps x one element */
-    } else if (n == 1 && e[0].type->reps == 1 && reps == 1 && !e[0].type->contig) {
+    } else if (n == 1 && e[0].type->reps == 1 && reps == 1 && e[0].blocklen > 1 &&
+               !e[0].type->contig) {
         put_unit(&bd, e[0].disp, e[0].type);           /* blocklen elements */
         reps = e[0].blocklen;
         rstride = e[0].type->extent;

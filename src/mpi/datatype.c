@@ -432,6 +432,190 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                              int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
     MYR_PMPI(Type_create_subarray);
 
+/* One dimension of a darray: this process's share of `gsize` indices,
+ * `stride` bytes apart, each an `inner`, laid out from the dimension's
+ * first index (MPI 3.1, 4.1.4); *disp is where the share starts. */
+static int darray_dim(MPI_Datatype inner, MPI_Aint stride, int gsize, int distrib,
+                      int darg, int psize, int coord, MPI_Datatype *out, MPI_Aint *disp)
+{
+    myr_dt_entry e = {0, 1, inner};
+    *disp = 0;
+    if (distrib != MPI_DISTRIBUTE_CYCLIC) {   /* BLOCK, or NONE (psize 1) */
+        long long blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
+        long long start = coord * blk, n = gsize - start;
+        n = n < 0 ? 0 : n > blk ? blk : n;
+        if (n > 0)
+            *disp = (MPI_Aint)start * stride;
+        return myr_datatype_create(out, 1, &e, n, stride, 0);
+    }
+    long long blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+    long long start = coord * blk, period = (long long)psize * blk;
+    if (start >= gsize)
+        return myr_datatype_create(out, 0, NULL, 1, 0, 0);
+    long long nb = (gsize - start + period - 1) / period;   /* blocks of mine */
+    long long last = gsize - (start + (nb - 1) * period);  /* the last one's length */
+    if (last > blk)
+        last = blk;
+    long long full = last == blk ? nb : nb - 1;
+    *disp = (MPI_Aint)start * stride;
+    MPI_Datatype block = NULL, fulls = NULL, tail = NULL;
+    myr_dt_entry parts[2];
+    int np = 0;
+    int err = myr_datatype_create(&block, 1, &e, blk, stride, 0);
+    if (!err && full > 0) {
+        myr_dt_entry f = {0, 1, block};
+        if (!(err = myr_datatype_create(&fulls, 1, &f, full, (MPI_Aint)period * stride, 0)))
+            parts[np++] = (myr_dt_entry){0, 1, fulls};
+    }
+    if (!err && last < blk &&
+        !(err = myr_datatype_create(&tail, 1, &e, last, stride, 0)))
+        parts[np++] = (myr_dt_entry){(MPI_Aint)(full * period) * stride, 1, tail};
+    if (!err)
+        err = myr_datatype_create(out, np, parts, 1, 0, 0);
+    MPI_Datatype temps[] = {block, fulls, tail};
+    for (int i = 0; i < 3; i++)
+        if (temps[i])
+            myr_datatype_release(temps[i]);
+    return err;
+}
+
+static int build_darray(int rank, int ndims, const int gsizes[], const int distribs[],
+                        const int dargs[], const int psizes[], int order,
+                        MPI_Datatype old, MPI_Datatype *out)
+{
+    int *coords = malloc((size_t)ndims * sizeof *coords);
+    if (!coords)
+        return MPI_ERR_NO_MEM;
+    for (int d = ndims - 1, r = rank; d >= 0; d--) {   /* the process grid is row-major */
+        coords[d] = r % psizes[d];
+        r /= psizes[d];
+    }
+    MPI_Datatype cur = old;
+    MPI_Aint stride = old->extent, disp = 0;
+    int err = MPI_SUCCESS;
+    for (int k = 0; k < ndims && !err; k++) {
+        int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
+        MPI_Datatype next;
+        MPI_Aint at;
+        err = darray_dim(cur, stride, gsizes[d], distribs[d], dargs[d], psizes[d], coords[d],
+                         &next, &at);
+        if (cur != old)
+            myr_datatype_release(cur);
+        cur = err ? old : next;
+        disp += at;
+        stride *= gsizes[d];
+    }
+    free(coords);
+    if (err)
+        return err;
+    myr_dt_entry e = {disp, 1, cur};
+    MPI_Datatype moved;
+    err = myr_datatype_create(&moved, 1, &e, 1, 0, 0);
+    if (cur != old)
+        myr_datatype_release(cur);
+    if (err)
+        return err;
+    err = myr_datatype_resized(out, moved, 0, stride);
+    myr_datatype_release(moved);
+    return err;
+}
+
+static int check_darray(const char *call, int size, int rank, int ndims, const int gsizes[],
+                        const int distribs[], const int dargs[], const int psizes[],
+                        int order)
+{
+    int err;
+    if (size < 1 || rank < 0 || rank >= size)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "invalid size %d and rank %d (need size >= 1, 0 <= rank < size)",
+                             size, rank);
+    if (ndims < 1)
+        return fail(call, MPI_ERR_ARG, "invalid %s %lld (must be >= 1)", "ndims", ndims);
+    if ((err = check_ptr(call, gsizes, "array_of_gsizes")) ||
+        (err = check_ptr(call, distribs, "array_of_distribs")) ||
+        (err = check_ptr(call, dargs, "array_of_dargs")) ||
+        (err = check_ptr(call, psizes, "array_of_psizes")))
+        return err;
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return fail(call, MPI_ERR_ARG, "invalid %s %lld (MPI_ORDER_C or MPI_ORDER_FORTRAN)",
+                    "order", order);
+    long long procs = 1;
+    for (int d = 0; d < ndims; d++) {
+        int g = gsizes[d], p = psizes[d], dist = distribs[d], a = dargs[d];
+        bool dflt = a == MPI_DISTRIBUTE_DFLT_DARG;
+        if (g < 1 || p < 1)
+            return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "dimension %d: gsize %d, psize %d (both must be >= 1)",
+                                 d, g, p);
+        if (dist != MPI_DISTRIBUTE_BLOCK && dist != MPI_DISTRIBUTE_CYCLIC &&
+            dist != MPI_DISTRIBUTE_NONE)
+            return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "dimension %d: invalid distribution %d", d, dist);
+        if (!dflt && a < 1)
+            return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "dimension %d: invalid darg %d (>= 1 or "
+                                 "MPI_DISTRIBUTE_DFLT_DARG)", d, a);
+        if (dist == MPI_DISTRIBUTE_NONE && p != 1)
+            return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "dimension %d: MPI_DISTRIBUTE_NONE needs psize 1, not %d",
+                                 d, p);
+        if (dist == MPI_DISTRIBUTE_BLOCK && !dflt && (long long)a * p < g)
+            return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "dimension %d: blocks of %d on %d processes do not cover "
+                                 "%d indices", d, a, p, g);
+        procs *= p;
+        if (procs > size)
+            break;
+    }
+    if (procs != size)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "the process grid (array_of_psizes) does not have size %d "
+                             "processes", size);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_darray";
+    int err = prologue(call, 0, oldtype, newtype);
+    if (err || (err = check_darray(call, size, rank, ndims, array_of_gsizes,
+                                   array_of_distribs, array_of_dargs, array_of_psizes,
+                                   order)))
+        return err;
+    MPI_Datatype t;
+    if ((err = build_darray(rank, ndims, array_of_gsizes, array_of_distribs,
+                            array_of_dargs, array_of_psizes, order, oldtype, &t)))
+        return myr_mpi_error(MPI_COMM_NULL, err, call, "out of memory for the new datatype");
+    int ni = 4 * ndims + 4;
+    int *ints = scratch(call, (size_t)ni, sizeof *ints, &err);
+    if (!ints) {
+        myr_datatype_release(t);
+        return err;
+    }
+    ints[0] = size;
+    ints[1] = rank;
+    ints[2] = ndims;
+    const int *arrays[] = {array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes};
+    for (int k = 0; k < 4; k++)
+        memcpy(ints + 3 + k * ndims, arrays[k], (size_t)ndims * sizeof(int));
+    ints[ni - 1] = order;
+    err = myr_datatype_set_contents(t, MPI_COMBINER_DARRAY, ni, ints, 0, NULL, 1, &oldtype);
+    free(ints);
+    if (err) {
+        myr_datatype_release(t);
+        return myr_mpi_error(MPI_COMM_NULL, err, call, "out of memory for the new datatype");
+    }
+    *newtype = t;
+    return MPI_SUCCESS;
+}
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype) MYR_PMPI(Type_create_darray);
+
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype *newtype)
 {

@@ -244,6 +244,50 @@ static void subarray_layouts(void)
     CHECK_OK(MPI_Type_free(&t));
 }
 
+/* The indices a process of a darray owns, as hand-computed sets. */
+static void check_darray(int size, int rank, int ndims, const int *g, const int *dist,
+                         const int *darg, const int *p, int order, const int *want, int n,
+                         int total)
+{
+    int a[64];
+    iota(a, 64);
+    MPI_Datatype t;
+    CHECK_OK(MPI_Type_create_darray(size, rank, ndims, g, dist, darg, p, order, MPI_INT, &t));
+    CHECK_OK(MPI_Type_commit(&t));
+    MPI_Aint lb, extent;
+    CHECK_OK(MPI_Type_get_extent(t, &lb, &extent));
+    CHECK(lb == 0 && extent == total * (MPI_Aint)sizeof(int));
+    check_ints_order(t, 1, a, want, n);
+    CHECK_OK(MPI_Type_free(&t));
+}
+
+static void darray_layouts(void)
+{
+    const int B = MPI_DISTRIBUTE_BLOCK, C = MPI_DISTRIBUTE_CYCLIC, D = MPI_DISTRIBUTE_DFLT_DARG;
+    /* 10 indices on 3 processes, blocks of ceil(10/3) = 4. */
+    check_darray(3, 0, 1, (int[]){10}, (int[]){B}, (int[]){D}, (int[]){3}, MPI_ORDER_C,
+                 (int[]){0, 1, 2, 3}, 4, 10);
+    check_darray(3, 2, 1, (int[]){10}, (int[]){B}, (int[]){D}, (int[]){3}, MPI_ORDER_C,
+                 (int[]){8, 9}, 2, 10);
+    /* Cyclic by 1 and by 3 (the last block of rank 1 is cut short). */
+    check_darray(3, 1, 1, (int[]){10}, (int[]){C}, (int[]){D}, (int[]){3}, MPI_ORDER_C,
+                 (int[]){1, 4, 7}, 3, 10);
+    check_darray(2, 1, 1, (int[]){10}, (int[]){C}, (int[]){3}, (int[]){2}, MPI_ORDER_C,
+                 (int[]){3, 4, 5, 9}, 4, 10);
+    check_darray(2, 0, 1, (int[]){10}, (int[]){C}, (int[]){3}, (int[]){2}, MPI_ORDER_C,
+                 (int[]){0, 1, 2, 6, 7, 8}, 6, 10);
+    /* 4 x 6 on a 2 x 2 grid, rows by block, columns cyclic: rank 3 is
+     * grid (1, 1): rows 2..3, columns 1, 3, 5. */
+    check_darray(4, 3, 2, (int[]){4, 6}, (int[]){B, C}, (int[]){D, D}, (int[]){2, 2},
+                 MPI_ORDER_C, (int[]){13, 15, 17, 19, 21, 23}, 6, 24);
+    /* The same in Fortran order: index i + 4 j, rows (first index) 2..3. */
+    check_darray(4, 3, 2, (int[]){4, 6}, (int[]){B, C}, (int[]){D, D}, (int[]){2, 2},
+                 MPI_ORDER_FORTRAN, (int[]){6, 7, 14, 15, 22, 23}, 6, 24);
+    /* Not distributed along the columns. */
+    check_darray(2, 1, 2, (int[]){4, 3}, (int[]){B, MPI_DISTRIBUTE_NONE}, (int[]){D, D},
+                 (int[]){2, 1}, MPI_ORDER_C, (int[]){6, 7, 8, 9, 10, 11}, 6, 12);
+}
+
 /* Counts near INT_MAX of a small type are described, not expanded. */
 static void huge_counts_are_not_expanded(void)
 {
@@ -702,6 +746,7 @@ static const test_case cases[] = {
     {"struct_extent_is_padded_like_c", struct_extent_is_padded_like_c},
     {"resized_and_marker_bounds", resized_and_marker_bounds},
     {"subarray_layouts", subarray_layouts},
+    {"darray_layouts", darray_layouts},
     {"huge_counts_are_not_expanded", huge_counts_are_not_expanded},
     {"dup_keeps_layout_and_commit", dup_keeps_layout_and_commit},
     {"envelope_and_contents_give_the_arguments_back", envelope_and_contents_give_the_arguments_back},

@@ -46,6 +46,17 @@ static void constructors_check_their_arguments(void)
     CHECK(MPI_Type_create_subarray(2, sizes, (int[]){0, 1}, starts, MPI_ORDER_C, MPI_INT, &t) ==
           MPI_ERR_ARG);
     CHECK(MPI_Type_create_subarray(2, sizes, subs, starts, 99, MPI_INT, &t) == MPI_ERR_ARG);
+    const int B = MPI_DISTRIBUTE_BLOCK, D = MPI_DISTRIBUTE_DFLT_DARG;
+    CHECK(MPI_Type_create_darray(4, 0, 2, sizes, (int[]){B, B}, (int[]){D, D}, (int[]){2, 3},
+                                 MPI_ORDER_C, MPI_INT, &t) == MPI_ERR_ARG);  /* 2 x 3 != 4 */
+    CHECK(MPI_Type_create_darray(4, 4, 2, sizes, (int[]){B, B}, (int[]){D, D}, (int[]){2, 2},
+                                 MPI_ORDER_C, MPI_INT, &t) == MPI_ERR_ARG);  /* rank */
+    CHECK(MPI_Type_create_darray(2, 0, 1, sizes, (int[]){B}, (int[]){1}, (int[]){2},
+                                 MPI_ORDER_C, MPI_INT, &t) == MPI_ERR_ARG);  /* 2 x 1 < 4 */
+    CHECK(MPI_Type_create_darray(2, 0, 1, sizes, (int[]){MPI_DISTRIBUTE_NONE}, (int[]){D},
+                                 (int[]){2}, MPI_ORDER_C, MPI_INT, &t) == MPI_ERR_ARG);
+    CHECK(MPI_Type_create_darray(1, 0, 1, sizes, (int[]){B}, (int[]){D}, (int[]){1},
+                                 MPI_ORDER_C, MPI_DATATYPE_NULL, &t) == MPI_ERR_TYPE);
     CHECK(MPI_Type_create_resized(MPI_DATATYPE_NULL, 0, 4, &t) == MPI_ERR_TYPE);
     CHECK(MPI_Type_dup(MPI_INT, NULL) == MPI_ERR_ARG);
     CHECK(t == MPI_DATATYPE_NULL);   /* nothing was created */
