@@ -247,6 +247,28 @@ extern struct myr_mpi_datatype myr_mpi_type_long_double_int;
 #define MPI_SHORT_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_short_int)
 #define MPI_LONG_DOUBLE_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_long_double_int)
 #define MPI_LONG_LONG MPI_LONG_LONG_INT
+/* Bound markers of MPI-1's MPI_Type_struct (removed in MPI 3.0, kept for
+ * the programs that still use them). */
+extern struct myr_mpi_datatype myr_mpi_type_lb, myr_mpi_type_ub;
+#define MPI_LB MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_lb)
+#define MPI_UB MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_ub)
+
+/* Datatype constructors' combiners (MPI_Type_get_envelope). */
+enum {
+    MPI_COMBINER_NAMED = 1, MPI_COMBINER_DUP, MPI_COMBINER_CONTIGUOUS,
+    MPI_COMBINER_VECTOR, MPI_COMBINER_HVECTOR_INTEGER, MPI_COMBINER_HVECTOR,
+    MPI_COMBINER_INDEXED, MPI_COMBINER_HINDEXED_INTEGER, MPI_COMBINER_HINDEXED,
+    MPI_COMBINER_INDEXED_BLOCK, MPI_COMBINER_HINDEXED_BLOCK,
+    MPI_COMBINER_STRUCT_INTEGER, MPI_COMBINER_STRUCT, MPI_COMBINER_SUBARRAY,
+    MPI_COMBINER_DARRAY, MPI_COMBINER_F90_REAL, MPI_COMBINER_F90_COMPLEX,
+    MPI_COMBINER_F90_INTEGER, MPI_COMBINER_RESIZED
+};
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
 
 /* Prototypes: every function exists as MPI_name and PMPI_name. */
@@ -364,6 +386,48 @@ MYR_MPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Co
 MYR_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
 MYR_MPI_FN(int, Comm_remote_size, (MPI_Comm comm, int *size))
 MYR_MPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+
+/* Derived datatypes and packing. */
+MYR_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_indexed, (int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_create_hindexed, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_create_struct, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_commit, (MPI_Datatype *datatype))
+MYR_MPI_FN(int, Type_free, (MPI_Datatype *datatype))
+MYR_MPI_FN(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size))
+MYR_MPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+MYR_MPI_FN(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent))
+MYR_MPI_FN(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent))
+MYR_MPI_FN(int, Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent))
+MYR_MPI_FN(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner))
+MYR_MPI_FN(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]))
+MYR_MPI_FN(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
+MYR_MPI_FN(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
+MYR_MPI_FN(int, Get_address, (const void *location, MPI_Aint *address))
+MYR_MPI_FN(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+MYR_MPI_FN(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+MYR_MPI_FN(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm))
+MYR_MPI_FN(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm))
+MYR_MPI_FN(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
+MYR_MPI_FN(int, Pack_external, (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position))
+MYR_MPI_FN(int, Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype))
+MYR_MPI_FN(int, Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size))
+/* MPI-1 names removed in MPI 3.0, kept for the programs that use them. */
+MYR_MPI_FN(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_hindexed, (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_struct, (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+MYR_MPI_FN(int, Address, (void *location, MPI_Aint *address))
+MYR_MPI_FN(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))
+MYR_MPI_FN(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))
+MYR_MPI_FN(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
 
 /* Collectives the main job needs until the collectives issue lands. */
 MYR_MPI_FN(int, Barrier, (MPI_Comm comm))

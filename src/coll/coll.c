@@ -280,15 +280,6 @@ static bool slots_agree(coll_state *s)
                      ref->root, root->count, root->type->name, slot_bytes(root));
                 return false;
             }
-            /* Scratch holds the root's elements in the root's layout: a
-             * type with padding only matches itself. */
-            if (c->type != root->type && c->count > 0 &&
-                ((ptrdiff_t)c->type->size != c->type->extent ||
-                 (ptrdiff_t)root->type->size != root->type->extent)) {
-                fail(s, MPI_ERR_TYPE, "rank %d passed %s but root %d sends %s",
-                     r, c->type->name, ref->root, root->type->name);
-                return false;
-            }
         }
     }
     return true;
@@ -307,8 +298,11 @@ static void complete_round(coll_state *s, const coll_slot *mine)
         complete_split(s);
     } else if (mine->kind == COLL_BCAST) {
         const coll_slot *root = &s->slots[mine->root];
-        if (scratch_reserve(s, (size_t)root->count * (size_t)root->type->extent))
-            myr_datatype_copy(s->scratch, root->in, root->count, root->type, SIZE_MAX);
+        /* Packed: every rank unpacks with its own (signature-compatible)
+         * layout. */
+        size_t bytes = slot_bytes(root);
+        if (scratch_reserve(s, bytes))
+            myr_datatype_transfer(s->scratch, MPI_BYTE, root->in, root->type, bytes);
     } else if (mine->kind == COLL_ALLREDUCE) {
         size_t bytes = slot_bytes(mine);
         if (!scratch_reserve(s, bytes))
@@ -406,7 +400,7 @@ int myr_coll_bcast(MPI_Comm comm, myr_rank *self, void *buf, int count,
     round_run(s, self, me, &mine);
     int err = round_result(s, why);
     if (err == MPI_SUCCESS && me != root)
-        myr_datatype_copy(buf, s->scratch, count, type, SIZE_MAX);
+        myr_datatype_transfer(buf, type, s->scratch, MPI_BYTE, (size_t)count * type->size);
     return err;
 }
 

@@ -51,14 +51,63 @@ enum {
     MYR_MAGIC_DEAD = 0x44454144,
 };
 
+/*
+ * A datatype's layout (see datatype.c): one element is a *unit* of data
+ * blocks (byte offset, length), in type-map order, repeated `reps` times
+ * every `rstride` bytes; `runs` is the unit's type signature as runs of
+ * basic elements. Copying, packing and counting elements are loops over
+ * these; nothing is ever expanded per element of a count.
+ */
+typedef struct myr_dt_block {
+    MPI_Aint off;
+    MPI_Aint len;
+} myr_dt_block;
+
+typedef struct myr_dt_run {
+    int base;          /* myr_base_type of a basic element */
+    int bsize;         /* its bytes */
+    MPI_Count n;       /* how many in a row */
+} myr_dt_run;
+
+/* What MPI_Type_get_envelope/get_contents report (derived types only). */
+typedef struct myr_dt_contents {
+    int combiner;
+    int ni, na, nt;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types;   /* each holds a reference */
+} myr_dt_contents;
+
 struct myr_mpi_datatype {
     unsigned magic;
     bool predefined;
     bool committed;
-    int base;             /* myr_base_type for predefined types */
+    bool contig;          /* n elements are the n*size bytes at buf, in order */
+    bool marked_lb;       /* lb set by MPI_LB or a resize (sticky in structs) */
+    bool marked_ub;
+    int base;             /* myr_base_type for predefined types, else -1 */
     size_t size;          /* bytes of data in one element */
     ptrdiff_t extent;     /* stride between consecutive elements */
     const char *name;     /* "MPI_INT" */
+    MPI_Aint lb;
+    MPI_Aint true_lb, true_ub;
+    size_t align;         /* largest alignment of its basic elements */
+    MPI_Count nelems;     /* basic elements in one element */
+    int nblocks;
+    const myr_dt_block *blocks;
+    MPI_Count reps;
+    MPI_Aint rstride;
+    size_t unit_size;     /* bytes of data in one unit */
+    MPI_Count unit_nelems;
+    int nruns;
+    const myr_dt_run *runs;
+    /* Derived types: references (the handle, requests, other types'
+     * contents) and what they were made of. */
+    _Atomic int refs;
+    myr_dt_contents *contents;
+    myr_dt_block inline_blocks[2];   /* predefined types' layouts */
+    myr_dt_run inline_runs[2];
+    char namebuf[MPI_MAX_OBJECT_NAME];
 };
 
 /* Element kinds of the predefined types (what reductions dispatch on). */
@@ -72,15 +121,21 @@ typedef enum myr_base_type {
     MYR_BT_OFFSET, MYR_BT_C_FLOAT_COMPLEX, MYR_BT_C_DOUBLE_COMPLEX,
     MYR_BT_C_LONG_DOUBLE_COMPLEX, MYR_BT_BYTE, MYR_BT_PACKED,
     MYR_BT_FLOAT_INT, MYR_BT_DOUBLE_INT, MYR_BT_LONG_INT, MYR_BT_2INT,
-    MYR_BT_SHORT_INT, MYR_BT_LONG_DOUBLE_INT,
+    MYR_BT_SHORT_INT, MYR_BT_LONG_DOUBLE_INT, MYR_BT_LB, MYR_BT_UB,
     MYR_BT_COUNT_
 } myr_base_type;
 
+bool myr_datatype_valid(MPI_Datatype type);
+
+/* Copy `bytes` bytes of data from elements of `stype` at src to elements
+ * of `dtype` at dst, walking both layouts together (their type signatures
+ * are the caller's business; bytes must fit both sides). */
+void myr_datatype_transfer(void *dst, MPI_Datatype dtype, const void *src,
+                           MPI_Datatype stype, size_t bytes);
 /* Copy `count` elements of `type` from src to dst (same type map on both
  * sides), at most `max_bytes` bytes of data. Returns the data bytes copied. */
 size_t myr_datatype_copy(void *dst, const void *src, int count,
                          MPI_Datatype type, size_t max_bytes);
-bool myr_datatype_valid(MPI_Datatype type);
 /* Basic elements (what MPI_Get_elements counts: a pair type such as
  * MPI_DOUBLE_INT holds two) in `bytes` bytes of data of `type`; -1 when
  * the bytes end inside a basic element. */
@@ -88,6 +143,45 @@ MPI_Count myr_datatype_elements(MPI_Datatype type, MPI_Count bytes);
 /* Bytes of data in `elements` basic elements of `type` (the inverse);
  * -1 if that does not fit in an MPI_Count. */
 MPI_Count myr_datatype_element_bytes(MPI_Datatype type, MPI_Count elements);
+
+/* One piece of a new type's map: `blocklen` elements of `type`, one after
+ * the other (at its extent), from byte displacement `disp`. */
+typedef struct myr_dt_entry {
+    MPI_Aint disp;
+    MPI_Count blocklen;
+    MPI_Datatype type;
+} myr_dt_entry;
+
+enum { MYR_DT_ALIGN_EXTENT = 1 };   /* struct: pad the extent to alignment */
+
+/* A new derived type (uncommitted, one reference) whose map is the
+ * entries, all repeated `reps` times every `rstride` bytes. Its contents
+ * are set by the caller (myr_datatype_set_contents). MPI_SUCCESS or
+ * MPI_ERR_NO_MEM. */
+int myr_datatype_create(MPI_Datatype *out, int n, const myr_dt_entry *e,
+                        MPI_Count reps, MPI_Aint rstride, int flags)
+    __attribute__((warn_unused_result));
+/* The same layout with lb and extent replaced (MPI_Type_create_resized). */
+int myr_datatype_resized(MPI_Datatype *out, MPI_Datatype old, MPI_Aint lb,
+                         MPI_Aint extent) __attribute__((warn_unused_result));
+/* Record the constructor's arguments (types gain a reference each). */
+int myr_datatype_set_contents(MPI_Datatype t, int combiner, int ni, const int *ints,
+                              int na, const MPI_Aint *aints, int nt,
+                              const MPI_Datatype *types)
+    __attribute__((warn_unused_result));
+void myr_datatype_retain(MPI_Datatype t);
+/* Drop a reference; the last one frees the type (predefined: no-op). */
+void myr_datatype_release(MPI_Datatype t);
+
+/* external32 (MPI 3.1, 13.5.2): bytes of `count` elements of `type`. */
+MPI_Count myr_datatype_external_size(MPI_Datatype type, MPI_Count count);
+/* Convert `count` elements at `in` to/from external32 at `out`/`in`.
+ * MPI_SUCCESS, or MPI_ERR_CONVERSION when a value does not fit (a native
+ * long beyond 32 bits, for instance). */
+int myr_datatype_pack_external(void *out, const void *in, MPI_Count count,
+                               MPI_Datatype type) __attribute__((warn_unused_result));
+int myr_datatype_unpack_external(void *out, const void *in, MPI_Count count,
+                                 MPI_Datatype type) __attribute__((warn_unused_result));
 
 struct myr_rank;
 

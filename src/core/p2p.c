@@ -37,6 +37,8 @@ void myr_request_release(struct myr_mpi_request *r)
     r->magic = MYR_MAGIC_DEAD;
     if (r->heap) {
         myr_comm_release(r->comm);  /* the reference describe_* took */
+        if (r->type)
+            myr_datatype_release(r->type);  /* taken by the MPI layer */
         myr_ult_cache_put(CACHE_REQUEST, r, sizeof *r);
     }
 }
@@ -148,43 +150,20 @@ void myr_status_empty(MPI_Status *s)
 
 /* ---- copying ---------------------------------------------------------- */
 
-static bool contiguous(MPI_Datatype t)
-{
-    return (ptrdiff_t)t->size == t->extent;
-}
-
-/* Copy `bytes` of data from (src, stype) to (dst, dtype). Same type or
- * contiguous on both sides: one memcpy-like pass. Otherwise the data goes
- * through a bounce buffer (only padded pair types against other types). */
+/* Copy `bytes` of data from (src, stype) to (dst, dtype). Contiguous on
+ * both sides: one memcpy. Otherwise the two layouts are walked together,
+ * block by block, with no intermediate buffer (typewalk.c). */
 static void copy_data(void *dst, MPI_Datatype dtype, const void *src,
                       MPI_Datatype stype, int scount, size_t bytes)
 {
+    (void)scount;
     if (bytes == 0)
         return;
-    if (contiguous(stype) && contiguous(dtype)) {
+    if (__builtin_expect(stype->contig && dtype->contig, 1)) {
         memcpy(dst, src, bytes);
         return;
     }
-    if (stype == dtype) {
-        myr_datatype_copy(dst, src, scount, stype, bytes);
-        return;
-    }
-    char *packed = malloc(bytes);
-    if (!packed)
-        abort();
-    size_t done = 0;
-    for (const char *s = src; done < bytes; s += stype->extent) {
-        size_t n = bytes - done < stype->size ? bytes - done : stype->size;
-        memcpy(packed + done, s, n);
-        done += n;
-    }
-    done = 0;
-    for (char *d = dst; done < bytes; d += dtype->extent) {
-        size_t n = bytes - done < dtype->size ? bytes - done : dtype->size;
-        memcpy(d, packed + done, n);
-        done += n;
-    }
-    free(packed);
+    myr_datatype_transfer(dst, dtype, src, stype, bytes);
 }
 
 /* Deliver envelope data into receive request `rr`, complete it. Always

@@ -49,13 +49,22 @@ int myr_check_type(const char *call, MPI_Comm comm, MPI_Datatype type)
                              "invalid datatype handle %p", (void *)type);
     if (!type->committed)
         return myr_mpi_error(comm, MPI_ERR_TYPE, call,
-                             "datatype %s is not committed", type->name);
+                             "datatype %s is not committed (MPI_Type_commit)",
+                             myr_datatype_label(type));
     return MPI_SUCCESS;
 }
 
-int myr_check_buffer(const char *call, MPI_Comm comm, const void *buf, int count)
+const char *myr_datatype_label(MPI_Datatype type)
 {
-    if (!buf && count > 0)
+    return type->name[0] ? type->name : "(unnamed derived datatype)";
+}
+
+int myr_check_buffer(const char *call, MPI_Comm comm, const void *buf, int count,
+                     MPI_Datatype type)
+{
+    /* MPI_BOTTOM (NULL) is a buffer for a derived type of absolute
+     * addresses; a predefined type there can only be a mistake. */
+    if (!buf && count > 0 && type->predefined && type->size > 0)
         return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
                              "buffer is NULL with count %d > 0", count);
     return MPI_SUCCESS;

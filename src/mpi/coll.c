@@ -70,7 +70,8 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     if ((err = myr_check_intra(call, comm)) ||
         (err = myr_check_count(call, comm, "count", count)) ||
         (err = myr_check_type(call, comm, datatype)) ||
-        (err = check_buffer(call, comm, buffer, "buffer", count)) ||
+        /* MPI_BOTTOM (NULL) is a buffer for a derived type */
+        (datatype->predefined && (err = check_buffer(call, comm, buffer, "buffer", count))) ||
         (err = check_root(call, comm, root)))
         return err;
     const char *why = NULL;

@@ -66,7 +66,7 @@ static int check_send_all(const char *call, myr_rank *self, const void *buf, int
     if ((err = myr_check_comm(call, comm)) ||
         (err = myr_check_count(call, comm, "count", count)) ||
         (err = myr_check_type(call, comm, type)) ||
-        (err = myr_check_buffer(call, comm, buf, count)) ||
+        (err = myr_check_buffer(call, comm, buf, count, type)) ||
         (err = myr_check_peer(call, comm, self, "destination", dest, MYR_ALLOW_PROC_NULL)) ||
         (err = myr_check_tag(call, comm, tag, false)))
         return err;
@@ -80,7 +80,7 @@ static int check_recv_all(const char *call, myr_rank *self, const void *buf, int
     if ((err = myr_check_comm(call, comm)) ||
         (err = myr_check_count(call, comm, "count", count)) ||
         (err = myr_check_type(call, comm, type)) ||
-        (err = myr_check_buffer(call, comm, buf, count)) ||
+        (err = myr_check_buffer(call, comm, buf, count, type)) ||
         (err = myr_check_peer(call, comm, self, "source", source,
                               MYR_ALLOW_ANY | MYR_ALLOW_PROC_NULL)) ||
         (err = myr_check_tag(call, comm, tag, true)))
@@ -201,6 +201,7 @@ static int make_send(const char *call, const void *buf, int count, MPI_Datatype 
     if (!r)
         return myr_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory for a request");
     describe_send(r, buf, count, type, dest, tag, comm, mode);
+    myr_datatype_retain(type);  /* MPI_Type_free may come before completion */
     r->persistent = persistent;
     if (!persistent) {
         r->active = true;
@@ -278,6 +279,7 @@ static int make_recv(const char *call, void *buf, int count, MPI_Datatype type,
     if (!r)
         return myr_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory for a request");
     describe_recv(r, buf, count, type, source, tag, comm);
+    myr_datatype_retain(type);  /* MPI_Type_free may come before completion */
     r->persistent = persistent;
     *request = r;
     if (!persistent) {
@@ -470,7 +472,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
     if ((err = check_message(call, self, message)) ||
         (err = myr_check_count(call, MPI_COMM_WORLD, "count", count)) ||
         (err = myr_check_type(call, MPI_COMM_WORLD, type)) ||
-        (err = myr_check_buffer(call, MPI_COMM_WORLD, buf, count)))
+        (err = myr_check_buffer(call, MPI_COMM_WORLD, buf, count, type)))
         return err;
     if (*message == MPI_MESSAGE_NO_PROC) {
         *message = MPI_MESSAGE_NULL;
@@ -499,7 +501,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
     if ((err = check_message(call, self, message)) ||
         (err = myr_check_count(call, MPI_COMM_WORLD, "count", count)) ||
         (err = myr_check_type(call, MPI_COMM_WORLD, type)) ||
-        (err = myr_check_buffer(call, MPI_COMM_WORLD, buf, count)) ||
+        (err = myr_check_buffer(call, MPI_COMM_WORLD, buf, count, type)) ||
         (err = myr_check_pointer(call, MPI_COMM_WORLD, request, "request")))
         return err;
     struct myr_mpi_request *r = myr_request_new(self, MYR_REQ_RECV);
@@ -507,6 +509,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
         return myr_mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call,
                              "out of memory for a request");
     r->active = true;
+    myr_datatype_retain(type);  /* MPI_Type_free may come before completion */
     if (*message == MPI_MESSAGE_NO_PROC) {
         describe_recv(r, buf, count, type, MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD);
         myr_p2p_start_recv(r);
