@@ -276,8 +276,8 @@ static bool slots_agree(coll_state *s)
             if (slot_bytes(c) != slot_bytes(root)) {
                 fail(s, slot_bytes(c) < slot_bytes(root) ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
                      "rank %d passed %d x %s (%zu bytes) but root %d sends %d x %s "
-                     "(%zu bytes)", r, c->count, c->type->name, slot_bytes(c),
-                     ref->root, root->count, root->type->name, slot_bytes(root));
+                     "(%zu bytes)", r, c->count, myr_datatype_label(c->type), slot_bytes(c),
+                     ref->root, root->count, myr_datatype_label(root->type), slot_bytes(root));
                 return false;
             }
         }

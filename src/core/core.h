@@ -169,9 +169,27 @@ int myr_datatype_set_contents(MPI_Datatype t, int combiner, int ni, const int *i
                               int na, const MPI_Aint *aints, int nt,
                               const MPI_Datatype *types)
     __attribute__((warn_unused_result));
-void myr_datatype_retain(MPI_Datatype t);
+void myr_datatype_release_derived(MPI_Datatype t);
+
+/* Take a reference (predefined types are never freed: no-op). */
+static inline void myr_datatype_retain(MPI_Datatype t)
+{
+    if (!t->predefined)
+        atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+}
+
 /* Drop a reference; the last one frees the type (predefined: no-op). */
-void myr_datatype_release(MPI_Datatype t);
+static inline void myr_datatype_release(MPI_Datatype t)
+{
+    if (!t->predefined)
+        myr_datatype_release_derived(t);
+}
+
+/* The datatype's name for messages (derived types may have none). */
+static inline const char *myr_datatype_label(MPI_Datatype t)
+{
+    return t->name[0] ? t->name : "(unnamed derived datatype)";
+}
 
 /* external32 (MPI 3.1, 13.5.2): bytes of `count` elements of `type`. */
 MPI_Count myr_datatype_external_size(MPI_Datatype type, MPI_Count count);

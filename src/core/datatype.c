@@ -421,15 +421,9 @@ int myr_datatype_set_contents(MPI_Datatype t, int combiner, int ni, const int *i
     return MPI_SUCCESS;
 }
 
-void myr_datatype_retain(MPI_Datatype t)
+void myr_datatype_release_derived(MPI_Datatype t)
 {
-    if (!t->predefined)
-        atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
-}
-
-void myr_datatype_release(MPI_Datatype t)
-{
-    if (t->predefined || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
+    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
         return;
     if (t->contents) {
         for (int i = 0; i < t->contents->nt; i++)

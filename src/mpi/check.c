@@ -54,11 +54,6 @@ int myr_check_type(const char *call, MPI_Comm comm, MPI_Datatype type)
     return MPI_SUCCESS;
 }
 
-const char *myr_datatype_label(MPI_Datatype type)
-{
-    return type->name[0] ? type->name : "(unnamed derived datatype)";
-}
-
 int myr_check_buffer(const char *call, MPI_Comm comm, const void *buf, int count,
                      MPI_Datatype type)
 {

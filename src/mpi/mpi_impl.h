@@ -56,8 +56,6 @@ int myr_check_type(const char *call, MPI_Comm comm, MPI_Datatype type);
 /* A NULL buffer (MPI_BOTTOM) is fine with a derived type. */
 int myr_check_buffer(const char *call, MPI_Comm comm, const void *buf, int count,
                      MPI_Datatype type);
-/* The datatype's name for messages (derived types may have none). */
-const char *myr_datatype_label(MPI_Datatype type);
 /* allow: bit 1 MPI_ANY_SOURCE, bit 2 MPI_PROC_NULL. */
 enum { MYR_ALLOW_ANY = 1, MYR_ALLOW_PROC_NULL = 2 };
 int myr_check_peer(const char *call, MPI_Comm comm, myr_rank *self,

@@ -118,7 +118,7 @@ static int set_elements(const char *call, MPI_Status *status, MPI_Datatype datat
     if (bytes < 0)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, call,
                              "count %lld of %s is more bytes than an MPI_Count holds",
-                             count, datatype->name ? datatype->name : "this datatype");
+                             count, myr_datatype_label(datatype));
     status->myr_bytes = bytes;
     return MPI_SUCCESS;
 }
