@@ -205,6 +205,7 @@ static void slot_fill(coll_slot *m, const myr_coll_args *a, int me, int size)
         break;
     case MYR_COLL_ALLTOALL:
         m->in_place = a->sbuf == MPI_IN_PLACE;
+        m->in = m->in_place ? a->rbuf : a->sbuf;
         m->count = m->in_place ? a->rcount : a->scount;
         m->type = m->in_place ? a->rtype : a->stype;
         break;

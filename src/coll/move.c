@@ -275,14 +275,16 @@ static block recv_block(const myr_coll_args *a, int q)
     return (block){coll_at(a->rbuf, a->rdispls[q]), a->rcounts[q], a->rtypes[q]};
 }
 
-/* What rank `a` sends to rank q (in place: its receive block for q). */
-static block send_block(const myr_coll_args *a, int q)
+/* What the rank of slot c sends to rank q (in place: its receive block
+ * for q). Plain alltoall reads the slot only: one cache line per sender. */
+static block send_block(const coll_slot *c, int q)
 {
+    if (c->kind == MYR_COLL_ALLTOALL)
+        return (block){coll_at(c->in, (MPI_Aint)q * c->count * c->type->extent), c->count,
+                       c->type};
+    const myr_coll_args *a = c->a;
     if (a->sbuf == MPI_IN_PLACE)
         return recv_block(a, q);
-    if (a->kind == MYR_COLL_ALLTOALL)
-        return (block){coll_at(a->sbuf, (MPI_Aint)q * a->scount * a->stype->extent),
-                       a->scount, a->stype};
     if (a->kind == MYR_COLL_ALLTOALLV)
         return (block){coll_at(a->sbuf, (MPI_Aint)a->sdispls[q] * a->stype->extent),
                        a->scounts[q], a->stype};
@@ -374,7 +376,7 @@ void coll_complete_alltoall(coll_state *s, const coll_slot *mine)
                     swap_blocks(s, r, q, s->scratch);
                 continue;
             }
-            block rb = recv_block(s->slots[r].a, q), sb = send_block(s->slots[q].a, r);
+            block rb = recv_block(s->slots[r].a, q), sb = send_block(&s->slots[q], r);
             myr_datatype_transfer(rb.buf, rb.type, sb.buf, sb.type, b);
         }
 }
@@ -388,7 +390,7 @@ int coll_finish_alltoall(coll_state *s, myr_rank *self, int me, const coll_slot 
     if (!mine->in_place) {
         for (int i = 1; i <= s->size; i++) {
             int q = (me + i) % s->size;
-            block rb = recv_block(a, q), sb = send_block(s->slots[q].a, me);
+            block rb = recv_block(a, q), sb = send_block(&s->slots[q], me);
             myr_datatype_transfer(rb.buf, rb.type, sb.buf, sb.type,
                                   phase_bytes(s, me, rb, q, sb));
         }

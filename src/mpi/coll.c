@@ -250,11 +250,12 @@ static int check_types(const char *call, MPI_Comm comm, const MPI_Datatype *type
     if (!types)
         return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL", name);
     for (int i = 0; i < n; i++) {
-        char what[48];
-        snprintf(what, sizeof what, "%s[%d]", name, i);
-        int err = counts[i] > 0 ? check_type_arg(call, comm, what, types[i]) : MPI_SUCCESS;
-        if (err)
-            return err;
+        MPI_Datatype t = types[i];
+        if (counts[i] > 0 && (!t || !myr_datatype_valid(t) || !t->committed)) {
+            char what[48];
+            snprintf(what, sizeof what, "%s[%d]", name, i);
+            return check_type_arg(call, comm, what, t);
+        }
     }
     return MPI_SUCCESS;
 }
