@@ -275,6 +275,10 @@ enum {
 #define MYR_MPI_FN(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
 
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
+/* A user reduction (MPI_Op_create): inoutvec[i] = invec[i] op inoutvec[i]
+ * for the *len elements of *datatype. */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len,
+                               MPI_Datatype *datatype);
 
 /* Environment. */
 MYR_MPI_FN(int, Init, (int *argc, char ***argv))
@@ -434,12 +438,30 @@ MYR_MPI_FN(int, Barrier, (MPI_Comm comm))
 MYR_MPI_FN(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
 MYR_MPI_FN(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 
-/* Reduction operations (usable with MPI_Allreduce for now). */
-extern struct myr_mpi_op myr_mpi_op_max, myr_mpi_op_min, myr_mpi_op_sum, myr_mpi_op_prod;
+/* Reduction operations (MPI 3.1, 5.9). MPI_REPLACE and MPI_NO_OP are for
+ * one-sided accumulate calls only. */
+extern struct myr_mpi_op myr_mpi_op_max, myr_mpi_op_min, myr_mpi_op_sum, myr_mpi_op_prod,
+    myr_mpi_op_land, myr_mpi_op_lor, myr_mpi_op_lxor, myr_mpi_op_band, myr_mpi_op_bor,
+    myr_mpi_op_bxor, myr_mpi_op_maxloc, myr_mpi_op_minloc, myr_mpi_op_replace,
+    myr_mpi_op_no_op;
 #define MPI_MAX MYR_PREDEFINED(MPI_Op, myr_mpi_op_max)
 #define MPI_MIN MYR_PREDEFINED(MPI_Op, myr_mpi_op_min)
 #define MPI_SUM MYR_PREDEFINED(MPI_Op, myr_mpi_op_sum)
 #define MPI_PROD MYR_PREDEFINED(MPI_Op, myr_mpi_op_prod)
+#define MPI_LAND MYR_PREDEFINED(MPI_Op, myr_mpi_op_land)
+#define MPI_LOR MYR_PREDEFINED(MPI_Op, myr_mpi_op_lor)
+#define MPI_LXOR MYR_PREDEFINED(MPI_Op, myr_mpi_op_lxor)
+#define MPI_BAND MYR_PREDEFINED(MPI_Op, myr_mpi_op_band)
+#define MPI_BOR MYR_PREDEFINED(MPI_Op, myr_mpi_op_bor)
+#define MPI_BXOR MYR_PREDEFINED(MPI_Op, myr_mpi_op_bxor)
+#define MPI_MAXLOC MYR_PREDEFINED(MPI_Op, myr_mpi_op_maxloc)
+#define MPI_MINLOC MYR_PREDEFINED(MPI_Op, myr_mpi_op_minloc)
+#define MPI_REPLACE MYR_PREDEFINED(MPI_Op, myr_mpi_op_replace)
+#define MPI_NO_OP MYR_PREDEFINED(MPI_Op, myr_mpi_op_no_op)
+MYR_MPI_FN(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
+MYR_MPI_FN(int, Op_free, (MPI_Op *op))
+MYR_MPI_FN(int, Op_commutative, (MPI_Op op, int *commute))
+MYR_MPI_FN(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
 
 /* FG-MPI's extensions. */
 int MPIX_Yield(void);

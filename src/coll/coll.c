@@ -257,7 +257,7 @@ static bool slots_agree(coll_state *s)
                  r, c->root, ref->root);
             return false;
         }
-        if (ref->kind == COLL_ALLREDUCE && c->op != ref->op) {
+        if (ref->kind == COLL_ALLREDUCE && !myr_op_matches(c->op, ref->op)) {
             fail(s, MPI_ERR_OP, "rank %d passed op %s while rank 0 passed %s",
                  r, c->op->name, ref->op->name);
             return false;

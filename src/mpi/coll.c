@@ -18,16 +18,19 @@ static int check_buffer(const char *call, MPI_Comm comm, const void *buf,
 
 static int check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype type)
 {
-    if (op == MPI_OP_NULL)
-        return myr_mpi_error(comm, MPI_ERR_OP, call, "invalid op MPI_OP_NULL");
-    if (!myr_op_valid(op))
-        return myr_mpi_error(comm, MPI_ERR_OP, call, "invalid op handle %p", (void *)op);
-    if (!myr_op_defined_for(op, type))
-        return myr_mpi_error(comm, MPI_ERR_OP, call,
-                             "%s is not defined for %s (MIN and MAX take integer "
-                             "and floating types, SUM and PROD also complex ones)",
-                             op->name, type->name);
-    return MPI_SUCCESS;
+    int err = myr_check_op(call, comm, op, type);
+    /* myr_coll_allreduce folds count * size contiguous bytes, and with the
+     * accumulator on the right (x[N-1] op ... op x0): a type with gaps (a
+     * vector, a pair type such as MPI_DOUBLE_INT) or a non-commutative op
+     * would come out wrong, so they are refused. */
+    if (!err && !type->contig)
+        err = myr_mpi_error(comm, MPI_ERR_UNSUPPORTED_OPERATION, call,
+                            "%s has gaps: reductions take contiguous types only here",
+                            myr_datatype_label(type));
+    if (!err && !myr_op_commutative(op))
+        err = myr_mpi_error(comm, MPI_ERR_UNSUPPORTED_OPERATION, call,
+                            "non-commutative ops are not supported in reductions here");
+    return err;
 }
 
 static int check_root(const char *call, MPI_Comm comm, int root)

@@ -65,6 +65,9 @@ int myr_check_pointer(const char *call, MPI_Comm comm, const void *p,
                       const char *what);
 
 int myr_check_group(const char *call, MPI_Group g, const char *what);
+/* A valid op defined for `type` (mpi/op.c): MPI_ERR_OP naming the op, the
+ * type and what the op takes. */
+int myr_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype type);
 
 /* A new communicator starts with its parent's error handler (for rank
  * `self`); a freed one lets go of its user handler. */
