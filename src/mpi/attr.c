@@ -231,8 +231,8 @@ static int kv_get(const char *call, MPI_Comm errcomm, int id, kv_kind kind, int 
     }
     if (!kv)
         return myr_mpi_error(errcomm, MPI_ERR_KEYVAL, call,
-                             "invalid keyval %d (not from %s, or freed and no longer "
-                             "in use)", id, kind_creator[kind]);
+                             "invalid keyval %d (no %s keyval has this id: never "
+                             "created, or freed and no longer in use)", id, kind_name[kind]);
     if (found_kind != kind)
         return myr_mpi_error(errcomm, MPI_ERR_KEYVAL, call,
                              "keyval %d is a %s keyval (from %s), not a %s keyval", id,
@@ -466,11 +466,17 @@ static int attr_delete(const char *call, const host *h, int id)
     return MPI_SUCCESS;
 }
 
-/* Delete h's attributes, newest first, calling their delete callbacks. On
- * a callback's error: with `stop`, raise it and leave that attribute and
- * the older ones; without, go on (the error is dropped). */
-static int attr_delete_all(const char *call, const host *h, bool stop)
+/* How attr_delete_all treats a delete callback's error. */
+typedef enum {
+    STOP,           /* raise it; that attribute and the older ones stay */
+    GO_ON_RAISE,    /* delete the others, then raise the first error */
+    GO_ON_QUIET,    /* delete the others; the error is dropped */
+} on_error;
+
+/* Delete h's attributes, newest first, calling their delete callbacks. */
+static int attr_delete_all(const char *call, const host *h, on_error mode)
 {
+    int first_rc = MPI_SUCCESS, first_id = 0;
     for (;;) {
         myr_spin_lock(&attr_lock);
         attr *a = *h->list;
@@ -482,12 +488,16 @@ static int attr_delete_all(const char *call, const host *h, bool stop)
             kv->refs++;   /* kept alive across the callback */
         myr_spin_unlock(&attr_lock);
         if (!a)
-            return MPI_SUCCESS;
+            break;
         int id = kv->id;
         int rc = call_delete(h, kv, value);
-        if (rc != MPI_SUCCESS && stop) {
+        if (rc != MPI_SUCCESS && mode == STOP) {
             kv_release(kv);
             return callback_failed(call, h, "delete", id, rc);
+        }
+        if (rc != MPI_SUCCESS && first_rc == MPI_SUCCESS) {
+            first_rc = rc;
+            first_id = id;
         }
         myr_spin_lock(&attr_lock);
         /* The callback may have deleted it itself. */
@@ -497,6 +507,9 @@ static int attr_delete_all(const char *call, const host *h, bool stop)
         myr_spin_unlock(&attr_lock);
         free(a);
     }
+    if (first_rc != MPI_SUCCESS && mode == GO_ON_RAISE)
+        return callback_failed(call, h, "delete", first_id, first_rc);
+    return MPI_SUCCESS;
 }
 
 /* Copy `from`'s attributes to `to` (a new object), oldest first, as their
@@ -552,28 +565,11 @@ static int attr_copy_all(const char *call, const host *from, const host *to)
     free(items);
     if (rc == MPI_SUCCESS)
         return MPI_SUCCESS;
-    (void)attr_delete_all(call, to, false);
+    (void)attr_delete_all(call, to, GO_ON_QUIET);
     if (!which)
         return myr_mpi_error(from->errcomm, MPI_ERR_NO_MEM, call,
                              "out of memory copying attributes");
     return callback_failed(call, from, which, failed_id, rc);
-}
-
-/* Drop whatever attributes are left on h, without callbacks. */
-static void attr_drop_all(const host *h)
-{
-    myr_spin_lock(&attr_lock);
-    for (attr **p = h->list; *p;) {
-        attr *a = *p;
-        if (a->object != h->object) {
-            p = &a->next;
-            continue;
-        }
-        *p = a->next;
-        kv_release_locked(a->kv);
-        free(a);
-    }
-    myr_spin_unlock(&attr_lock);
 }
 
 /* ---- what the other entry points call ---------------------------------- */
@@ -588,7 +584,7 @@ int myr_attr_comm_copy_all(MPI_Comm oldcomm, MPI_Comm newcomm, const char *call)
 int myr_attr_comm_delete_all(MPI_Comm comm, const char *call)
 {
     host h = comm_host(comm, myr_rank_self());
-    return attr_delete_all(call, &h, true);
+    return attr_delete_all(call, &h, STOP);
 }
 
 int myr_attr_type_copy_all(MPI_Datatype oldtype, MPI_Datatype newtype, const char *call)
@@ -601,7 +597,7 @@ int myr_attr_type_copy_all(MPI_Datatype oldtype, MPI_Datatype newtype, const cha
 int myr_attr_type_delete_all(MPI_Datatype type, const char *call)
 {
     host h = type_host(type, myr_rank_self());
-    return attr_delete_all(call, &h, true);
+    return attr_delete_all(call, &h, STOP);
 }
 
 int myr_attr_finalize(myr_rank *self)
@@ -610,10 +606,9 @@ int myr_attr_finalize(myr_rank *self)
     int first_err = MPI_SUCCESS;
     host comms[2] = {comm_host(MPI_COMM_SELF, self), comm_host(MPI_COMM_WORLD, self)};
     for (int i = 0; i < 2; i++) {
-        int err = attr_delete_all(call, &comms[i], true);
+        int err = attr_delete_all(call, &comms[i], GO_ON_RAISE);
         if (err && !first_err)
             first_err = err;
-        attr_drop_all(&comms[i]);
     }
     for (;;) {
         myr_spin_lock(&attr_lock);
@@ -623,10 +618,9 @@ int myr_attr_finalize(myr_rank *self)
         if (!a)
             break;
         host h = type_host(type, self);
-        int err = attr_delete_all(call, &h, true);
+        int err = attr_delete_all(call, &h, GO_ON_RAISE);
         if (err && !first_err)
             first_err = err;
-        attr_drop_all(&h);
     }
     return first_err;
 }

@@ -110,8 +110,8 @@ int myr_attr_type_delete_all(MPI_Datatype type, const char *call)
     __attribute__((warn_unused_result));
 /* At MPI_Finalize: delete MPI_COMM_SELF's attributes (in reverse order of
  * setting, MPI 3.1 8.7.1), then MPI_COMM_WORLD's, then those on predefined
- * datatypes. Attributes whose delete callback failed are dropped anyway.
- * Returns the first raised error. */
+ * datatypes. A failing delete callback does not stop the others; the first
+ * error of each object is raised, and the first of all returned. */
 int myr_attr_finalize(myr_rank *self);
 /* The communicator attribute calls, raising errors as `call` (MPI-1's
  * MPI_Keyval_create, MPI_Attr_put... use them). */
