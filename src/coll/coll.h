@@ -8,8 +8,8 @@
  * call on the communicator).
  *
  * Today every rank of a communicator lives in this OS process, so the
- * algorithms are shared-memory ones (coll.c); the inter-process level of the
- * hierarchy will sit behind the same functions.
+ * algorithms are shared-memory ones (round.c explains them); the
+ * inter-process level of the hierarchy will sit behind the same functions.
  */
 #ifndef MYR_COLL_COLL_H
 #define MYR_COLL_COLL_H
@@ -75,12 +75,66 @@ MPI_Op myr_op_create(MPI_User_function *fn, bool commute);
 /* MPI_Op_free: the handle goes; the op lives while operations use it. */
 void myr_op_free(MPI_Op op);
 
-/* ---- collectives (coll.c) ---------------------------------------------- */
+/* ---- collectives (coll.c, move.c, reduce.c) ------------------------------ */
 
-/* Every rank of `comm` calls the same collectives in the same order; `self`
- * is the calling rank. Arguments are already valid (the MPI layer checked
- * them); what only the ranks together can see (a rank calling a different
- * collective, a different root, count or op) is reported here. */
+typedef enum myr_coll_kind {
+    MYR_COLL_BARRIER, MYR_COLL_BCAST, MYR_COLL_GATHER, MYR_COLL_GATHERV,
+    MYR_COLL_SCATTER, MYR_COLL_SCATTERV, MYR_COLL_ALLGATHER, MYR_COLL_ALLGATHERV,
+    MYR_COLL_ALLTOALL, MYR_COLL_ALLTOALLV, MYR_COLL_ALLTOALLW, MYR_COLL_REDUCE,
+    MYR_COLL_ALLREDUCE, MYR_COLL_REDUCE_SCATTER, MYR_COLL_REDUCE_SCATTER_BLOCK,
+    MYR_COLL_SCAN, MYR_COLL_EXSCAN,
+    MYR_COLL_KINDS_
+} myr_coll_kind;
+
+/* One rank's arguments to one collective, as MPI names them; what a kind
+ * does not use is left zero.
+ *   BCAST                    rbuf (the buffer), count, type, root
+ *   GATHER, SCATTER,         sbuf, scount, stype, rbuf, rcount, rtype, root
+ *   ALLGATHER, ALLTOALL
+ *   GATHERV                  ... rcounts, rdispls instead of rcount
+ *   SCATTERV                 ... scounts, sdispls instead of scount
+ *   ALLGATHERV               ... rcounts, rdispls
+ *   ALLTOALLV                sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype
+ *   ALLTOALLW                ... stypes/rtypes instead of stype/rtype; byte displacements
+ *   REDUCE, ALLREDUCE,       sbuf, rbuf, count, type, op (REDUCE: root)
+ *   SCAN, EXSCAN
+ *   REDUCE_SCATTER_BLOCK     sbuf, rbuf, count (each rank's block), type, op
+ *   REDUCE_SCATTER           sbuf, rbuf, rcounts, type, op
+ * MPI_IN_PLACE is passed as sbuf (as rbuf for SCATTER(V) at the root),
+ * where MPI allows it; the MPI layer has checked everything a rank can
+ * check alone. Buffers and arrays must stay valid until the call returns
+ * (for a nonblocking collective: until it completes). */
+typedef struct myr_coll_args {
+    myr_coll_kind kind;
+    bool nonblocking;      /* MPI_Ibcast... (never matches a blocking call) */
+    int root;
+    const void *sbuf;
+    int scount;
+    MPI_Datatype stype;
+    const int *scounts, *sdispls;
+    const MPI_Datatype *stypes;
+    void *rbuf;
+    int rcount;
+    MPI_Datatype rtype;
+    const int *rcounts, *rdispls;
+    const MPI_Datatype *rtypes;
+    int count;
+    MPI_Datatype type;
+    MPI_Op op;
+} myr_coll_args;
+
+/* Every rank of `comm` (an intracommunicator) calls the same collectives
+ * in the same order; `self` is the calling rank (or a ULT acting for it).
+ * Run one. What only the ranks together can see (a rank calling a
+ * different collective, a different root, op, count or type signature; a
+ * receive smaller than what is sent: MPI_ERR_TRUNCATE) is reported to
+ * every rank. */
+int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *args,
+                 const char **why) __attribute__((warn_unused_result));
+/* The MPI name of a collective ("MPI_Gatherv", "MPI_Igatherv"). */
+const char *myr_coll_name(myr_coll_kind kind, bool nonblocking);
+
+/* Shorthands for myr_coll_run. */
 int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
     __attribute__((warn_unused_result));
 int myr_coll_bcast(MPI_Comm comm, myr_rank *self, void *buf, int count,
@@ -92,7 +146,7 @@ int myr_coll_allreduce(MPI_Comm comm, myr_rank *self, const void *in,
                        const char **why) __attribute__((warn_unused_result));
 
 
-/* ---- creating communicators (coll.c) ----------------------------------- */
+/* ---- creating communicators (comm_create.c) --------------------------- */
 
 /* Collective over `parent`: the ranks passing the same color (not
  * MPI_UNDEFINED) get one new communicator, ranked by (key, parent rank);
