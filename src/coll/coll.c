@@ -71,11 +71,6 @@ static bool same_type_map(MPI_Datatype a, MPI_Datatype b)
            memcmp(a->runs, b->runs, (size_t)a->nruns * sizeof *a->runs) == 0;
 }
 
-static bool same_op(MPI_Op a, MPI_Op b)
-{
-    return a == b;
-}
-
 /* Every rank must have called the same collective with matching
  * arguments; the first disagreement becomes the round's error. The
  * kind-specific checks of what is sent against what is received are the
@@ -102,9 +97,9 @@ static bool slots_agree(coll_state *s)
         }
         if (!is_reduction(ref->kind))
             continue;
-        if (!same_op(c->op, ref->op)) {
+        if (!myr_op_matches(c->op, ref->op)) {
             coll_fail(s, MPI_ERR_OP, "rank %d passed op %s while rank 0 passed %s",
-                      r, c->op->name, ref->op->name);
+                      r, myr_op_label(c->op), myr_op_label(ref->op));
             return false;
         }
         if (!same_type_map(c->type, ref->type) || c->count != ref->count) {

@@ -24,20 +24,6 @@ static int check_buffer(const char *call, MPI_Comm comm, const void *buf,
     return MPI_SUCCESS;
 }
 
-static int check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype type)
-{
-    if (op == MPI_OP_NULL)
-        return myr_mpi_error(comm, MPI_ERR_OP, call, "invalid op MPI_OP_NULL");
-    if (!myr_op_valid(op))
-        return myr_mpi_error(comm, MPI_ERR_OP, call, "invalid op handle %p", (void *)op);
-    if (!myr_op_defined_for(op, type))
-        return myr_mpi_error(comm, MPI_ERR_OP, call,
-                             "%s is not defined for %s (MIN and MAX take integer "
-                             "and floating types, SUM and PROD also complex ones)",
-                             op->name, type->name);
-    return MPI_SUCCESS;
-}
-
 static int check_root(const char *call, MPI_Comm comm, int root)
 {
     int size = myr_comm_size(comm);
@@ -343,7 +329,7 @@ static int check_reduce(const char *call, MPI_Comm comm, int me, const myr_coll_
         return err;
     }
     if ((err = check_type_arg(call, comm, "datatype", a->type)) ||
-        (err = check_op(call, comm, a->op, a->type)) ||
+        (err = myr_check_op(call, comm, a->op, a->type)) ||
         (rooted && (err = check_root(call, comm, a->root))) ||
         (rooted && (err = check_in_place_at_root(call, comm, a->sbuf, "sendbuf", me, a->root))))
         return err;
