@@ -698,6 +698,259 @@ static void scan_and_exscan_in_rank_order(void)
     on_each_comm(scan_on);
 }
 
+/* ---- non-commutative reductions ---------------------------------------------------------------------- */
+
+/* A 2x2 matrix of unsigned ints (arithmetic modulo 2^32: associative, not
+ * commutative), stored as rows of 2 with a gap after each row and one
+ * more at the end: elements 0, 1, 3, 4 of 6. The user function gets this
+ * type and walks its layout. */
+enum { MAT_STRIDE = 6 };
+
+static MPI_Datatype matrix_type(void)
+{
+    MPI_Datatype rows, t;
+    CHECK_OK(MPI_Type_vector(2, 2, 3, MPI_UNSIGNED, &rows));
+    CHECK_OK(MPI_Type_create_resized(rows, 0, MAT_STRIDE * sizeof(unsigned), &t));
+    CHECK_OK(MPI_Type_free(&rows));
+    CHECK_OK(MPI_Type_commit(&t));
+    return t;
+}
+
+static const int mat_at[4] = {0, 1, 3, 4};
+
+static void mat_mul(const unsigned *a, const unsigned *b, unsigned *c)
+{
+    unsigned r[4] = {a[0] * b[0] + a[1] * b[3], a[0] * b[1] + a[1] * b[4],
+                     a[3] * b[0] + a[4] * b[3], a[3] * b[1] + a[4] * b[4]};
+    for (int k = 0; k < 4; k++)
+        c[mat_at[k]] = r[k];
+}
+
+/* inout = in * inout: MPI's order (invec is the left operand). */
+static void mat_product(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    MPI_Aint lb, extent;
+    CHECK_OK(MPI_Type_get_extent(*type, &lb, &extent));
+    CHECK(lb == 0 && extent == MAT_STRIDE * sizeof(unsigned));
+    for (int e = 0; e < *len; e++)
+        mat_mul((unsigned *)in + e * MAT_STRIDE, (unsigned *)inout + e * MAT_STRIDE,
+                (unsigned *)inout + e * MAT_STRIDE);
+}
+
+/* Rank r's matrix for element e. */
+static void mat_of(int r, int e, unsigned *m)
+{
+    m[0] = 1;
+    m[1] = (unsigned)(r + 1 + e);
+    m[3] = (unsigned)((r + e) % 3);
+    m[4] = 1 + (unsigned)(e % 2);
+}
+
+/* M[lo] * M[lo+1] * ... * M[hi] for element e. */
+static void mat_run(int lo, int hi, int e, unsigned *out)
+{
+    mat_of(lo, e, out);
+    for (int r = lo + 1; r <= hi; r++) {
+        unsigned m[MAT_STRIDE];
+        mat_of(r, e, m);
+        mat_mul(out, m, out);
+    }
+}
+
+static unsigned *mat_buf(int count, int rank, int first)
+{
+    unsigned *p = malloc(((size_t)count + 1) * MAT_STRIDE * sizeof *p);
+    CHECK(p != NULL);
+    for (size_t k = 0; k < ((size_t)count + 1) * MAT_STRIDE; k++)
+        p[k] = (unsigned)SENT;
+    for (int e = 0; rank >= 0 && e < count; e++)
+        mat_of(rank, first + e, p + (size_t)e * MAT_STRIDE);
+    return p;
+}
+
+/* buf's element e holds `want` (or, want NULL, is untouched: SENT), gaps
+ * included. */
+static void mat_check(const unsigned *buf, int e, const unsigned *want)
+{
+    for (int k = 0; k < MAT_STRIDE; k++) {
+        bool data = k != 2 && k != 5;
+        CHECK(buf[(size_t)e * MAT_STRIDE + k] == (want && data ? want[k] : (unsigned)SENT));
+    }
+}
+
+static void noncommutative_on(MPI_Comm comm)
+{
+    int rank = comm_rank(comm), size = comm_size(comm);
+    MPI_Datatype mt = matrix_type();
+    MPI_Op op;
+    CHECK_OK(MPI_Op_create(mat_product, 0, &op));
+    int roots[3], nroots = roots_of(size, roots);
+    int counts[] = {1, 3, size <= 8 ? 1500 : 200};
+    unsigned want[MAT_STRIDE];
+    for (int c = 0; c < 3; c++)
+        for (int in_place = 0; in_place < 2; in_place++) {
+            int n = counts[c];
+            unsigned *in = mat_buf(n, rank, 0), *out;
+            for (int k = 0; k < nroots; k++) {
+                int root = roots[k];
+                bool mine = in_place && rank == root;
+                out = mat_buf(n, mine ? rank : -1, 0);
+                CHECK_OK(MPI_Reduce(mine ? MPI_IN_PLACE : in, out, n, mt, op, root, comm));
+                for (int e = 0; e < n; e++) {
+                    mat_run(0, size - 1, e, want);
+                    mat_check(out, e, rank == root ? want : mine ? want : NULL);
+                }
+                mat_check(out, n, NULL);
+                free(out);
+            }
+            out = mat_buf(n, in_place ? rank : -1, 0);
+            CHECK_OK(MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
+            for (int e = 0; e < n; e++) {
+                mat_run(0, size - 1, e, want);
+                mat_check(out, e, want);
+            }
+            free(out);
+            for (int ex = 0; ex < 2; ex++) {
+                out = mat_buf(n, in_place ? rank : -1, 0);
+                if (ex)
+                    CHECK_OK(MPI_Exscan(in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
+                else
+                    CHECK_OK(MPI_Scan(in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
+                for (int e = 0; e < n; e++) {
+                    unsigned own[MAT_STRIDE];
+                    mat_of(rank, e, own);
+                    if (ex && rank == 0) {   /* untouched */
+                        mat_check(out, e, in_place ? own : NULL);
+                        continue;
+                    }
+                    mat_run(0, ex ? rank - 1 : rank, e, want);
+                    mat_check(out, e, want);
+                }
+                free(out);
+            }
+            free(in);
+            /* reduce_scatter_block: n matrices per rank */
+            in = mat_buf(n * size, rank, 0);
+            out = in_place ? in : mat_buf(n, -1, 0);
+            CHECK_OK(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
+            for (int e = 0; e < n; e++) {
+                mat_run(0, size - 1, rank * n + e, want);
+                mat_check(out, e, want);
+            }
+            if (!in_place)
+                free(out);
+            free(in);
+        }
+    CHECK_OK(MPI_Op_free(&op));
+    CHECK(op == MPI_OP_NULL);
+    CHECK_OK(MPI_Type_free(&mt));
+}
+
+static void reductions_respect_a_non_commutative_op(void)
+{
+    on_each_comm(noncommutative_on);
+}
+
+/* ---- every predefined op ------------------------------------------------------------------------------ */
+
+static int int_input(int r, int i)
+{
+    return (r * 7 + i * 3) % 5 - 1;   /* -1..3: zeros for the logical ops */
+}
+
+static int apply(MPI_Op op, int a, int b)
+{
+    if (op == MPI_MAX) return a > b ? a : b;
+    if (op == MPI_MIN) return a < b ? a : b;
+    if (op == MPI_SUM) return a + b;
+    if (op == MPI_PROD) return a * b;
+    if (op == MPI_LAND) return a && b;
+    if (op == MPI_LOR) return a || b;
+    if (op == MPI_LXOR) return !a != !b;
+    if (op == MPI_BAND) return a & b;
+    if (op == MPI_BOR) return a | b;
+    return a ^ b;
+}
+
+/* Each predefined op through every reduction: the serial fold of the same
+ * values (small ones, so nothing overflows), MINLOC/MAXLOC on pairs with
+ * ties (the smaller index wins). */
+static void predefined_ops_on(MPI_Comm comm)
+{
+    int rank = comm_rank(comm), size = comm_size(comm);
+    MPI_Op ops[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_LOR, MPI_LXOR,
+                    MPI_BAND, MPI_BOR, MPI_BXOR};
+    enum { N = 3 };
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        int in[N * 64], out[N * 64], want[N];
+        for (int i = 0; i < N * size && i < N * 64; i++)
+            in[i] = int_input(rank, i);
+        int prefix[N];
+        for (int i = 0; i < N; i++) {
+            want[i] = int_input(size - 1, i);
+            for (int r = size - 2; r >= 0; r--)
+                want[i] = apply(ops[o], int_input(r, i), want[i]);
+        }
+        CHECK_OK(MPI_Reduce(in, out, N, MPI_INT, ops[o], size - 1, comm));
+        for (int i = 0; rank == size - 1 && i < N; i++)
+            CHECK(out[i] == want[i]);
+        CHECK_OK(MPI_Allreduce(in, out, N, MPI_INT, ops[o], comm));
+        for (int i = 0; i < N; i++)
+            CHECK(out[i] == want[i]);
+        CHECK_OK(MPI_Scan(in, out, N, MPI_INT, ops[o], comm));
+        for (int i = 0; i < N; i++) {
+            prefix[i] = int_input(0, i);
+            for (int r = 1; r <= rank; r++)
+                prefix[i] = apply(ops[o], prefix[i], int_input(r, i));
+            CHECK(out[i] == prefix[i]);
+        }
+        out[0] = SENT;
+        CHECK_OK(MPI_Exscan(in, out, N, MPI_INT, ops[o], comm));
+        for (int i = 0; i < N && rank > 0; i++) {
+            int p = int_input(0, i);
+            for (int r = 1; r < rank; r++)
+                p = apply(ops[o], p, int_input(r, i));
+            CHECK(out[i] == p);
+        }
+        CHECK(rank > 0 || out[0] == SENT);
+        if (size <= 64) {
+            CHECK_OK(MPI_Reduce_scatter_block(in, out, N, MPI_INT, ops[o], comm));
+            for (int i = 0; i < N; i++) {
+                int w = int_input(size - 1, rank * N + i);
+                for (int r = size - 2; r >= 0; r--)
+                    w = apply(ops[o], int_input(r, rank * N + i), w);
+                CHECK(out[i] == w);
+            }
+        }
+    }
+    /* MINLOC and MAXLOC: value ties between ranks go to the smaller index */
+    struct { int value, index; } pin = {(rank * 5) % 3, rank}, pout = {-1, -1};
+    CHECK_OK(MPI_Allreduce(&pin, &pout, 1, MPI_2INT, MPI_MINLOC, comm));
+    CHECK(pout.value == 0 && pout.index == 0);
+    CHECK_OK(MPI_Reduce(&pin, &pout, 1, MPI_2INT, MPI_MAXLOC, 0, comm));
+    int maxv = size > 2 ? 2 : (size - 1) * 5 % 3, maxi = -1;
+    for (int r = 0; r < size && maxi < 0; r++)
+        if ((r * 5) % 3 == maxv)
+            maxi = r;
+    CHECK(rank != 0 || (pout.value == maxv && pout.index == maxi));
+    /* a vector of ints with gaps, with a predefined op: gaps untouched */
+    MPI_Datatype gap = gapped_int();
+    int vin[8], vout[8];
+    for (int k = 0; k < 8; k++) {
+        vin[k] = k % 2 ? SENT : rank + k;
+        vout[k] = SENT;
+    }
+    CHECK_OK(MPI_Allreduce(vin, vout, 4, gap, MPI_SUM, comm));
+    for (int k = 0; k < 8; k++)
+        CHECK(vout[k] == (k % 2 ? SENT : size * (size - 1) / 2 + size * k));
+    CHECK_OK(MPI_Type_free(&gap));
+}
+
+static void every_predefined_op_in_every_reduction(void)
+{
+    on_each_comm(predefined_ops_on);
+}
+
 /* ---- all at once ------------------------------------------------------------------------------------ */
 
 /* Every collective, one after the other on the same communicators, a few
@@ -1212,6 +1465,8 @@ static const coll_case cases[] = {
     {"reduce_and_allreduce_in_rank_order", reduce_and_allreduce_in_rank_order},
     {"reduce_scatter_and_block", reduce_scatter_and_block},
     {"scan_and_exscan_in_rank_order", scan_and_exscan_in_rank_order},
+    {"reductions_respect_a_non_commutative_op", reductions_respect_a_non_commutative_op},
+    {"every_predefined_op_in_every_reduction", every_predefined_op_in_every_reduction},
     {"all_collectives_back_to_back", all_collectives_back_to_back},
     {"all_collectives_at_scale", all_collectives_at_scale},
     {"zero_counts_move_nothing", zero_counts_move_nothing},
