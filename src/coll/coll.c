@@ -67,8 +67,9 @@ static bool same_type_map(MPI_Datatype a, MPI_Datatype b)
     return a->size == b->size && a->extent == b->extent && a->true_lb == b->true_lb &&
            a->true_ub == b->true_ub && a->nblocks == b->nblocks && a->reps == b->reps &&
            a->rstride == b->rstride && a->nruns == b->nruns &&
-           memcmp(a->blocks, b->blocks, (size_t)a->nblocks * sizeof *a->blocks) == 0 &&
-           memcmp(a->runs, b->runs, (size_t)a->nruns * sizeof *a->runs) == 0;
+           (a->nblocks == 0 ||
+            memcmp(a->blocks, b->blocks, (size_t)a->nblocks * sizeof *a->blocks) == 0) &&
+           (a->nruns == 0 || memcmp(a->runs, b->runs, (size_t)a->nruns * sizeof *a->runs) == 0);
 }
 
 /* Every rank must have called the same collective with matching
