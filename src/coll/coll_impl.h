@@ -167,9 +167,17 @@ static inline void *coll_at(const void *buf, MPI_Aint off)
     return (void *)((uintptr_t)buf + (uintptr_t)off);
 }
 
+/* Bytes of data in count elements of type; a type with count 0 is not
+ * looked at (Alltoallw's may be MPI_DATATYPE_NULL). */
 static inline size_t coll_bytes(int count, MPI_Datatype type)
 {
-    return (size_t)count * type->size;
+    return count ? (size_t)count * type->size : 0;
+}
+
+/* A type's name for messages, MPI_DATATYPE_NULL included. */
+static inline const char *coll_type_label(MPI_Datatype type)
+{
+    return type ? myr_datatype_label(type) : "MPI_DATATYPE_NULL";
 }
 
 #endif

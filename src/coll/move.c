@@ -299,8 +299,8 @@ static size_t phase_bytes(coll_state *s, int r, block rb, int q, block sb)
     if (rn != sn)
         coll_phase_fail(s, rn < sn ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
                         "rank %d receives %zu bytes (%d x %s) from rank %d, which sends "
-                        "%zu bytes (%d x %s)", r, rn, rb.count, myr_datatype_label(rb.type),
-                        q, sn, sb.count, myr_datatype_label(sb.type));
+                        "%zu bytes (%d x %s)", r, rn, rb.count, coll_type_label(rb.type),
+                        q, sn, sb.count, coll_type_label(sb.type));
     return min_size(rn, sn);
 }
 

@@ -1110,6 +1110,10 @@ static void zero_on(MPI_Comm comm)
     CHECK_OK(MPI_Alltoall(NULL, 0, MPI_INT, NULL, 0, MPI_INT, comm));
     CHECK_OK(MPI_Alltoallv(NULL, zeros, zeros, MPI_INT, NULL, zeros, zeros, MPI_INT, comm));
     CHECK_OK(MPI_Alltoallw(NULL, zeros, zeros, types, NULL, zeros, zeros, types, comm));
+    /* the type of a block of 0 elements is not looked at */
+    for (int r = 0; r < size; r++)
+        types[r] = MPI_DATATYPE_NULL;
+    CHECK_OK(MPI_Alltoallw(NULL, zeros, zeros, types, NULL, zeros, zeros, types, comm));
     CHECK_OK(MPI_Reduce(NULL, NULL, 0, MPI_INT, MPI_SUM, root, comm));
     CHECK_OK(MPI_Allreduce(NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
     CHECK_OK(MPI_Reduce_scatter(NULL, NULL, zeros, MPI_INT, MPI_SUM, comm));
@@ -1347,6 +1351,27 @@ static void mismatches_are_reported_to_every_rank(void)
         free(rs);
         EXPECT(MPI_Reduce_scatter_block(buf, buf2, rank == last ? 2 : 1, MPI_INT, MPI_SUM, w),
                MPI_ERR_COUNT);
+    }
+    if (size > 1) {
+        /* rank 0 sends 1 int to each; the last rank expects nothing from
+         * rank 0, with no type */
+        int *sc = ints((size_t)size, 1), *rc = ints((size_t)size, 1);
+        MPI_Datatype *st = malloc((size_t)size * sizeof *st), *rt = malloc((size_t)size * sizeof *rt);
+        int *bd = ints((size_t)size, 0);
+        for (int r = 0; r < size; r++) {
+            st[r] = rt[r] = MPI_INT;
+            bd[r] = r * (int)sizeof(int);
+        }
+        if (rank == last) {
+            rc[0] = 0;
+            rt[0] = MPI_DATATYPE_NULL;
+        }
+        EXPECT(MPI_Alltoallw(buf, sc, bd, st, buf2, rc, bd, rt, w), MPI_ERR_TRUNCATE);
+        free(sc);
+        free(rc);
+        free(st);
+        free(rt);
+        free(bd);
     }
     /* On MPI_COMM_SELF too: the one rank disagrees with itself. */
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
