@@ -1,11 +1,19 @@
 /*
  * coll.c (mpi) — the entry points of the collectives: check the arguments
  * each rank can check alone, then run the collective in coll/. What only
- * the ranks together can see (mismatched collectives, roots, counts, ops)
- * comes back from coll/ as an error class and a message.
+ * the ranks together can see (mismatched collectives, roots, counts, ops,
+ * a receive smaller than what is sent) comes back from coll/ as an error
+ * class and a message.
+ *
+ * Each entry point describes its call as a myr_coll_args and hands it to
+ * coll_call, which checks it (one checker per family, whatever the form)
+ * and runs it. Arguments MPI calls significant only at the root are
+ * neither checked nor used elsewhere.
  */
 #include "coll/coll.h"
 #include "mpi/mpi_impl.h"
+
+#include <stdio.h>
 
 static int check_buffer(const char *call, MPI_Comm comm, const void *buf,
                         const char *what, int count)
@@ -13,20 +21,6 @@ static int check_buffer(const char *call, MPI_Comm comm, const void *buf,
     if (!buf && count > 0)
         return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
                              "%s is NULL with count %d > 0", what, count);
-    return MPI_SUCCESS;
-}
-
-static int check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype type)
-{
-    if (op == MPI_OP_NULL)
-        return myr_mpi_error(comm, MPI_ERR_OP, call, "invalid op MPI_OP_NULL");
-    if (!myr_op_valid(op))
-        return myr_mpi_error(comm, MPI_ERR_OP, call, "invalid op handle %p", (void *)op);
-    if (!myr_op_defined_for(op, type))
-        return myr_mpi_error(comm, MPI_ERR_OP, call,
-                             "%s is not defined for %s (MIN and MAX take integer "
-                             "and floating types, SUM and PROD also complex ones)",
-                             op->name, type->name);
     return MPI_SUCCESS;
 }
 
@@ -45,72 +39,542 @@ static int raise_coll(const char *call, MPI_Comm comm, int err, const char *why)
                               : myr_mpi_error(comm, err, call, "%s", why);
 }
 
-int PMPI_Barrier(MPI_Comm comm)
+/* ---- argument checks ------------------------------------------------------- */
+
+/* A datatype argument named `what` ("sendtype", "recvtypes[3]"). */
+static int check_type_arg(const char *call, MPI_Comm comm, const char *what,
+                          MPI_Datatype type)
 {
-    static const char call[] = "MPI_Barrier";
+    if (type == MPI_DATATYPE_NULL)
+        return myr_mpi_error(comm, MPI_ERR_TYPE, call, "invalid %s MPI_DATATYPE_NULL", what);
+    if (!myr_datatype_valid(type))
+        return myr_mpi_error(comm, MPI_ERR_TYPE, call, "invalid %s handle %p", what,
+                             (void *)type);
+    if (!type->committed)
+        return myr_mpi_error(comm, MPI_ERR_TYPE, call,
+                             "%s %s is not committed (MPI_Type_commit)", what,
+                             myr_datatype_label(type));
+    return MPI_SUCCESS;
+}
+
+/* A data buffer of count elements of type (checked before): MPI_IN_PLACE
+ * where it is not allowed, or NULL with data, which only MPI_BOTTOM with a
+ * derived type (absolute addresses) can mean. */
+static int check_data(const char *call, MPI_Comm comm, const void *buf, const char *what,
+                      int count, MPI_Datatype type)
+{
+    if (buf == MPI_IN_PLACE)
+        return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                             "%s is MPI_IN_PLACE, which %s does not take there", what, call);
+    if (type->predefined && type->size > 0)
+        return check_buffer(call, comm, buf, what, count);
+    return MPI_SUCCESS;
+}
+
+/* count, type and buffer of one side of a call. */
+static int check_side(const char *call, MPI_Comm comm, const void *buf, const char *bufname,
+                      int count, const char *countname, MPI_Datatype type,
+                      const char *typename)
+{
+    int err;
+    if ((err = myr_check_count(call, comm, countname, count)) ||
+        (err = check_type_arg(call, comm, typename, type)) ||
+        (err = check_data(call, comm, buf, bufname, count, type)))
+        return err;
+    return MPI_SUCCESS;
+}
+
+/* An array of n counts (and, when displsname is given, its displacements). */
+static int check_counts(const char *call, MPI_Comm comm, const int *counts,
+                        const char *countsname, const int *displs, const char *displsname,
+                        int n)
+{
+    if (!counts)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL", countsname);
+    if (displsname && !displs)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL", displsname);
+    for (int i = 0; i < n; i++)
+        if (counts[i] < 0)
+            return myr_mpi_error(comm, MPI_ERR_COUNT, call,
+                                 "invalid %s[%d] = %d (must be >= 0)", countsname, i,
+                                 counts[i]);
+    return MPI_SUCCESS;
+}
+
+/* A buffer holding counts[i] elements of type for each i < n. */
+static int check_data_v(const char *call, MPI_Comm comm, const void *buf, const char *bufname,
+                        const int *counts, const char *countsname, MPI_Datatype type, int n)
+{
+    if (buf == MPI_IN_PLACE)
+        return check_data(call, comm, buf, bufname, 0, type);
+    if (buf || !type->predefined || type->size == 0)
+        return MPI_SUCCESS;
+    for (int i = 0; i < n; i++)
+        if (counts[i] > 0)
+            return myr_mpi_error(comm, MPI_ERR_BUFFER, call, "%s is NULL with %s[%d] = %d > 0",
+                                 bufname, countsname, i, counts[i]);
+    return MPI_SUCCESS;
+}
+
+/* sendbuf and recvbuf the same (with data on both sides): MPI forbids the
+ * aliasing; where MPI_IN_PLACE exists, it is what the caller meant. */
+static int check_alias(const char *call, MPI_Comm comm, const void *sbuf, const void *rbuf,
+                       bool has_data, bool in_place_allowed)
+{
+    if (sbuf != rbuf || !sbuf || !has_data)
+        return MPI_SUCCESS;
+    return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                         "sendbuf and recvbuf are the same buffer%s",
+                         in_place_allowed ? " (pass MPI_IN_PLACE as sendbuf instead)" : "");
+}
+
+/* MPI_IN_PLACE passed by a rank that is not the root, where only the
+ * root may pass it. */
+static int check_in_place_at_root(const char *call, MPI_Comm comm, const void *buf,
+                                  const char *what, int me, int root)
+{
+    if (buf == MPI_IN_PLACE && me != root)
+        return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                             "%s is MPI_IN_PLACE at rank %d, which is not the root (%d): "
+                             "only the root may pass it", what, me, root);
+    return MPI_SUCCESS;
+}
+
+static int check_bcast(const char *call, MPI_Comm comm, const myr_coll_args *a)
+{
+    int err;
+    if ((err = myr_check_count(call, comm, "count", a->count)) ||
+        (err = check_type_arg(call, comm, "datatype", a->type)) ||
+        (err = check_data(call, comm, a->rbuf, "buffer", a->count, a->type)) ||
+        (err = check_root(call, comm, a->root)))
+        return err;
+    return MPI_SUCCESS;
+}
+
+static int check_gather(const char *call, MPI_Comm comm, int me, const myr_coll_args *a)
+{
+    int err, size = myr_comm_size(comm);
+    bool v = a->kind == MYR_COLL_GATHERV, in_place = a->sbuf == MPI_IN_PLACE;
+    if ((err = check_root(call, comm, a->root)) ||
+        (err = check_in_place_at_root(call, comm, a->sbuf, "sendbuf", me, a->root)))
+        return err;
+    if (!in_place &&
+        (err = check_side(call, comm, a->sbuf, "sendbuf", a->scount, "sendcount", a->stype,
+                          "sendtype")))
+        return err;
+    if (me != a->root)
+        return MPI_SUCCESS;
+    if (!v && (err = check_side(call, comm, a->rbuf, "recvbuf", a->rcount, "recvcount",
+                                a->rtype, "recvtype")))
+        return err;
+    if (v && ((err = check_counts(call, comm, a->rcounts, "recvcounts", a->rdispls, "displs",
+                                  size)) ||
+              (err = check_type_arg(call, comm, "recvtype", a->rtype)) ||
+              (err = check_data_v(call, comm, a->rbuf, "recvbuf", a->rcounts, "recvcounts",
+                                  a->rtype, size))))
+        return err;
+    return check_alias(call, comm, a->sbuf, a->rbuf,
+                       !in_place && a->scount > 0 && a->stype->size > 0, true);
+}
+
+static int check_scatter(const char *call, MPI_Comm comm, int me, const myr_coll_args *a)
+{
+    int err, size = myr_comm_size(comm);
+    bool v = a->kind == MYR_COLL_SCATTERV, in_place = a->rbuf == MPI_IN_PLACE;
+    if ((err = check_root(call, comm, a->root)) ||
+        (err = check_in_place_at_root(call, comm, a->rbuf, "recvbuf", me, a->root)))
+        return err;
+    if (!in_place &&
+        (err = check_side(call, comm, a->rbuf, "recvbuf", a->rcount, "recvcount", a->rtype,
+                          "recvtype")))
+        return err;
+    if (me != a->root)
+        return MPI_SUCCESS;
+    if (!v && (err = check_side(call, comm, a->sbuf, "sendbuf", a->scount, "sendcount",
+                                a->stype, "sendtype")))
+        return err;
+    if (v && ((err = check_counts(call, comm, a->scounts, "sendcounts", a->sdispls, "displs",
+                                  size)) ||
+              (err = check_type_arg(call, comm, "sendtype", a->stype)) ||
+              (err = check_data_v(call, comm, a->sbuf, "sendbuf", a->scounts, "sendcounts",
+                                  a->stype, size))))
+        return err;
+    if (a->sbuf == a->rbuf && !in_place && a->rcount > 0 && a->rtype->size > 0)
+        return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                             "sendbuf and recvbuf are the same buffer "
+                             "(pass MPI_IN_PLACE as recvbuf instead)");
+    return MPI_SUCCESS;
+}
+
+static int check_allgather(const char *call, MPI_Comm comm, const myr_coll_args *a)
+{
+    int err, size = myr_comm_size(comm);
+    bool in_place = a->sbuf == MPI_IN_PLACE;
+    if (!in_place &&
+        (err = check_side(call, comm, a->sbuf, "sendbuf", a->scount, "sendcount", a->stype,
+                          "sendtype")))
+        return err;
+    if (a->kind == MYR_COLL_ALLGATHER) {
+        if ((err = check_side(call, comm, a->rbuf, "recvbuf", a->rcount, "recvcount",
+                              a->rtype, "recvtype")))
+            return err;
+    } else if ((err = check_counts(call, comm, a->rcounts, "recvcounts", a->rdispls, "displs",
+                                   size)) ||
+               (err = check_type_arg(call, comm, "recvtype", a->rtype)) ||
+               (err = check_data_v(call, comm, a->rbuf, "recvbuf", a->rcounts, "recvcounts",
+                                   a->rtype, size))) {
+        return err;
+    }
+    return check_alias(call, comm, a->sbuf, a->rbuf,
+                       !in_place && a->scount > 0 && a->stype->size > 0, true);
+}
+
+/* Alltoallw's arrays of types: each one with data must be a usable type. */
+static int check_types(const char *call, MPI_Comm comm, const MPI_Datatype *types,
+                       const char *name, const int *counts, int n)
+{
+    if (!types)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL", name);
+    for (int i = 0; i < n; i++) {
+        MPI_Datatype t = types[i];
+        if (counts[i] > 0 && (!t || !myr_datatype_valid(t) || !t->committed)) {
+            char what[48];
+            snprintf(what, sizeof what, "%s[%d]", name, i);
+            return check_type_arg(call, comm, what, t);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* Alltoallw's buffers: NULL is MPI_BOTTOM unless a block with data has a
+ * predefined type. */
+static int check_data_w(const char *call, MPI_Comm comm, const void *buf, const char *bufname,
+                        const int *counts, const MPI_Datatype *types, const char *typesname,
+                        int n)
+{
+    if (buf == MPI_IN_PLACE)
+        return check_data(call, comm, buf, bufname, 0, MPI_BYTE);
+    for (int i = 0; !buf && i < n; i++)
+        if (counts[i] > 0 && types[i]->predefined && types[i]->size > 0)
+            return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                                 "%s is NULL with %s[%d] = %s (predefined, so not MPI_BOTTOM)",
+                                 bufname, typesname, i, types[i]->name);
+    return MPI_SUCCESS;
+}
+
+static int check_alltoall(const char *call, MPI_Comm comm, const myr_coll_args *a)
+{
+    int err, size = myr_comm_size(comm);
+    bool in_place = a->sbuf == MPI_IN_PLACE;
+    switch (a->kind) {
+    case MYR_COLL_ALLTOALL:
+        if ((!in_place && (err = check_side(call, comm, a->sbuf, "sendbuf", a->scount,
+                                            "sendcount", a->stype, "sendtype"))) ||
+            (err = check_side(call, comm, a->rbuf, "recvbuf", a->rcount, "recvcount",
+                              a->rtype, "recvtype")))
+            return err;
+        return check_alias(call, comm, a->sbuf, a->rbuf,
+                           !in_place && a->scount > 0 && a->stype->size > 0, true);
+    case MYR_COLL_ALLTOALLV:
+        if ((!in_place &&
+             ((err = check_counts(call, comm, a->scounts, "sendcounts", a->sdispls, "sdispls",
+                                  size)) ||
+              (err = check_type_arg(call, comm, "sendtype", a->stype)) ||
+              (err = check_data_v(call, comm, a->sbuf, "sendbuf", a->scounts, "sendcounts",
+                                  a->stype, size)))) ||
+            (err = check_counts(call, comm, a->rcounts, "recvcounts", a->rdispls, "rdispls",
+                                size)) ||
+            (err = check_type_arg(call, comm, "recvtype", a->rtype)) ||
+            (err = check_data_v(call, comm, a->rbuf, "recvbuf", a->rcounts, "recvcounts",
+                                a->rtype, size)))
+            return err;
+        return check_alias(call, comm, a->sbuf, a->rbuf, !in_place, true);
+    default:
+        if ((!in_place &&
+             ((err = check_counts(call, comm, a->scounts, "sendcounts", a->sdispls, "sdispls",
+                                  size)) ||
+              (err = check_types(call, comm, a->stypes, "sendtypes", a->scounts, size)) ||
+              (err = check_data_w(call, comm, a->sbuf, "sendbuf", a->scounts, a->stypes,
+                                  "sendtypes", size)))) ||
+            (err = check_counts(call, comm, a->rcounts, "recvcounts", a->rdispls, "rdispls",
+                                size)) ||
+            (err = check_types(call, comm, a->rtypes, "recvtypes", a->rcounts, size)) ||
+            (err = check_data_w(call, comm, a->rbuf, "recvbuf", a->rcounts, a->rtypes,
+                                "recvtypes", size)))
+            return err;
+        return check_alias(call, comm, a->sbuf, a->rbuf, !in_place, true);
+    }
+}
+
+/* The reductions: reduce (root), allreduce, reduce_scatter(_block), scan,
+ * exscan. */
+static int check_reduce(const char *call, MPI_Comm comm, int me, const myr_coll_args *a)
+{
+    int err, size = myr_comm_size(comm);
+    bool rooted = a->kind == MYR_COLL_REDUCE;
+    bool receives = !rooted || me == a->root;
+    /* Elements in sendbuf (0 or not is what matters here) and recvbuf. */
+    int scount = a->count, rcount = a->count;
+    if (a->kind == MYR_COLL_REDUCE_SCATTER) {
+        if ((err = check_counts(call, comm, a->rcounts, "recvcounts", NULL, NULL, size)))
+            return err;
+        scount = 0;
+        for (int r = 0; r < size && !scount; r++)
+            scount = a->rcounts[r];
+        rcount = a->rcounts[me];
+    } else if ((err = myr_check_count(call, comm,
+                                      a->kind == MYR_COLL_REDUCE_SCATTER_BLOCK ? "recvcount"
+                                                                               : "count",
+                                      a->count))) {
+        return err;
+    }
+    if ((err = check_type_arg(call, comm, "datatype", a->type)) ||
+        (err = myr_check_op(call, comm, a->op, a->type)) ||
+        (rooted && (err = check_root(call, comm, a->root))) ||
+        (rooted && (err = check_in_place_at_root(call, comm, a->sbuf, "sendbuf", me, a->root))))
+        return err;
+    if (a->sbuf != MPI_IN_PLACE &&
+        (err = check_data(call, comm, a->sbuf, "sendbuf", scount, a->type)))
+        return err;
+    if (!receives)
+        return MPI_SUCCESS;
+    if (a->rbuf == MPI_IN_PLACE)
+        return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                             "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
+    if ((err = check_data(call, comm, a->rbuf, "recvbuf", rcount, a->type)))
+        return err;
+    return check_alias(call, comm, a->sbuf, a->rbuf, scount > 0 && a->type->size > 0, true);
+}
+
+static int check_args(const char *call, MPI_Comm comm, myr_rank *self, const myr_coll_args *a)
+{
+    int me = myr_comm_rank(comm, self);
+    switch (a->kind) {
+    case MYR_COLL_BARRIER:
+        return MPI_SUCCESS;
+    case MYR_COLL_BCAST:
+        return check_bcast(call, comm, a);
+    case MYR_COLL_GATHER:
+    case MYR_COLL_GATHERV:
+        return check_gather(call, comm, me, a);
+    case MYR_COLL_SCATTER:
+    case MYR_COLL_SCATTERV:
+        return check_scatter(call, comm, me, a);
+    case MYR_COLL_ALLGATHER:
+    case MYR_COLL_ALLGATHERV:
+        return check_allgather(call, comm, a);
+    case MYR_COLL_ALLTOALL:
+    case MYR_COLL_ALLTOALLV:
+    case MYR_COLL_ALLTOALLW:
+        return check_alltoall(call, comm, a);
+    default:
+        return check_reduce(call, comm, me, a);
+    }
+}
+
+/* Check and run the collective `a` (MPI name `call`) on comm. */
+static int coll_call(const char *call, MPI_Comm comm, const myr_coll_args *a)
+{
     int err;
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_intra(call, comm)))
+    if ((err = myr_check_intra(call, comm)) || (err = check_args(call, comm, self, a)))
         return err;
     const char *why = NULL;
-    err = myr_coll_barrier(comm, self, &why);
+    err = myr_coll_run(comm, self, a, &why);
     return raise_coll(call, comm, err, why);
+}
+
+/* ---- the entry points ------------------------------------------------------------ */
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_BARRIER};
+    return coll_call("MPI_Barrier", comm, &a);
 }
 int MPI_Barrier(MPI_Comm comm) MYR_PMPI(Barrier);
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Bcast";
-    int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
-    if (!self)
-        return err;
-    if ((err = myr_check_intra(call, comm)) ||
-        (err = myr_check_count(call, comm, "count", count)) ||
-        (err = myr_check_type(call, comm, datatype)) ||
-        /* MPI_BOTTOM (NULL) is a buffer for a derived type */
-        (datatype->predefined && (err = check_buffer(call, comm, buffer, "buffer", count))) ||
-        (err = check_root(call, comm, root)))
-        return err;
-    const char *why = NULL;
-    err = myr_coll_bcast(comm, self, buffer, count, datatype, root, &why);
-    return raise_coll(call, comm, err, why);
+    myr_coll_args a = {.kind = MYR_COLL_BCAST, .rbuf = buffer, .count = count,
+                       .type = datatype, .root = root};
+    return coll_call("MPI_Bcast", comm, &a);
 }
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
     MYR_PMPI(Bcast);
 
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_GATHER, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+                       .rtype = recvtype, .root = root};
+    return coll_call("MPI_Gather", comm, &a);
+}
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+    MYR_PMPI(Gather);
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_GATHERV, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
+                       .rdispls = displs, .rtype = recvtype, .root = root};
+    return coll_call("MPI_Gatherv", comm, &a);
+}
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm) MYR_PMPI(Gatherv);
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_SCATTER, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+                       .rtype = recvtype, .root = root};
+    return coll_call("MPI_Scatter", comm, &a);
+}
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+    MYR_PMPI(Scatter);
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_SCATTERV, .sbuf = sendbuf, .scounts = sendcounts,
+                       .sdispls = displs, .stype = sendtype, .rbuf = recvbuf,
+                       .rcount = recvcount, .rtype = recvtype, .root = root};
+    return coll_call("MPI_Scatterv", comm, &a);
+}
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm) MYR_PMPI(Scatterv);
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLGATHER, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+                       .rtype = recvtype};
+    return coll_call("MPI_Allgather", comm, &a);
+}
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) MYR_PMPI(Allgather);
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLGATHERV, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
+                       .rdispls = displs, .rtype = recvtype};
+    return coll_call("MPI_Allgatherv", comm, &a);
+}
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm) MYR_PMPI(Allgatherv);
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLTOALL, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+                       .rtype = recvtype};
+    return coll_call("MPI_Alltoall", comm, &a);
+}
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) MYR_PMPI(Alltoall);
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLTOALLV, .sbuf = sendbuf, .scounts = sendcounts,
+                       .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf,
+                       .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
+    return coll_call("MPI_Alltoallv", comm, &a);
+}
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+    MYR_PMPI(Alltoallv);
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLTOALLW, .sbuf = sendbuf, .scounts = sendcounts,
+                       .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf,
+                       .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes};
+    return coll_call("MPI_Alltoallw", comm, &a);
+}
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+    MYR_PMPI(Alltoallw);
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                MPI_Op op, int root, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf,
+                       .count = count, .type = datatype, .op = op, .root = root};
+    return coll_call("MPI_Reduce", comm, &a);
+}
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+               MPI_Op op, int root, MPI_Comm comm) MYR_PMPI(Reduce);
+
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Allreduce";
-    int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
-    if (!self)
-        return err;
-    if ((err = myr_check_intra(call, comm)) ||
-        (err = myr_check_count(call, comm, "count", count)) ||
-        (err = myr_check_type(call, comm, datatype)) ||
-        (err = check_op(call, comm, op, datatype)))
-        return err;
-    if (recvbuf == MPI_IN_PLACE)
-        return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
-                             "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
-    if ((err = check_buffer(call, comm, recvbuf, "recvbuf", count)))
-        return err;
-    if (sendbuf != MPI_IN_PLACE) {
-        if ((err = check_buffer(call, comm, sendbuf, "sendbuf", count)))
-            return err;
-        if (sendbuf == recvbuf && count > 0)
-            return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
-                                 "sendbuf and recvbuf are the same buffer "
-                                 "(pass MPI_IN_PLACE as sendbuf instead)");
-    }
-    const char *why = NULL;
-    err = myr_coll_allreduce(comm, self, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
-                             recvbuf, count, datatype, op, &why);
-    return raise_coll(call, comm, err, why);
+    myr_coll_args a = {.kind = MYR_COLL_ALLREDUCE, .sbuf = sendbuf, .rbuf = recvbuf,
+                       .count = count, .type = datatype, .op = op};
+    return coll_call("MPI_Allreduce", comm, &a);
 }
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) MYR_PMPI(Allreduce);
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_REDUCE_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf,
+                       .rcounts = recvcounts, .type = datatype, .op = op};
+    return coll_call("MPI_Reduce_scatter", comm, &a);
+}
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+    MYR_PMPI(Reduce_scatter);
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_REDUCE_SCATTER_BLOCK, .sbuf = sendbuf,
+                       .rbuf = recvbuf, .count = recvcount, .type = datatype, .op = op};
+    return coll_call("MPI_Reduce_scatter_block", comm, &a);
+}
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+    MYR_PMPI(Reduce_scatter_block);
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_SCAN, .sbuf = sendbuf, .rbuf = recvbuf,
+                       .count = count, .type = datatype, .op = op};
+    return coll_call("MPI_Scan", comm, &a);
+}
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm) MYR_PMPI(Scan);
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_EXSCAN, .sbuf = sendbuf, .rbuf = recvbuf,
+                       .count = count, .type = datatype, .op = op};
+    return coll_call("MPI_Exscan", comm, &a);
+}
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+               MPI_Op op, MPI_Comm comm) MYR_PMPI(Exscan);
