@@ -143,9 +143,8 @@ static void *typed_buffer(int count, MPI_Datatype type, void **base)
 
 /* ---- barrier, broadcast -------------------------------------------------- */
 
-int myr_inter_barrier(MPI_Comm ic)
+static int inter_barrier(MPI_Comm ic, const char *call)
 {
-    static const char call[] = "MPI_Barrier";
     inter_ctx c;
     inter_ctx_init(&c, ic);
     int err = PMPI_Barrier(&c.local);   /* this group has arrived */
@@ -157,9 +156,9 @@ int myr_inter_barrier(MPI_Comm ic)
     return err ? fail(ic, call, err, "the barrier") : MPI_SUCCESS;
 }
 
-int myr_inter_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm ic)
+static int inter_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm ic,
+                       const char *call)
 {
-    static const char call[] = "MPI_Bcast";
     int err;
     if ((err = check_root(call, ic, root)))
         return err;
@@ -202,7 +201,7 @@ static int root_exchange(inter_ctx *c, bool gather, void *buf, const int *counts
     return err ? err : werr;
 }
 
-int myr_inter_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+static int inter_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       void *recvbuf, const int *recvcounts, const int *displs,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm ic,
                       const char *call)
@@ -232,7 +231,7 @@ int myr_inter_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return err ? fail(ic, call, err, "the gather") : MPI_SUCCESS;
 }
 
-int myr_inter_scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
+static int inter_scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
                        int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm ic,
                        const char *call)
@@ -336,7 +335,7 @@ static int check_blocks(const char *call, MPI_Comm ic, const block_plan *p, cons
     return MPI_SUCCESS;
 }
 
-int myr_inter_alltoall_blocks(const block_plan *send, const block_plan *recv, MPI_Comm ic,
+static int inter_alltoall_blocks(const block_plan *send, const block_plan *recv, MPI_Comm ic,
                               const char *call)
 {
     int err;
@@ -350,43 +349,9 @@ int myr_inter_alltoall_blocks(const block_plan *send, const block_plan *recv, MP
     return err ? fail(ic, call, err, "the exchange") : MPI_SUCCESS;
 }
 
-int myr_inter_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm ic)
-{
-    block_plan s = {.buf = sendbuf, .count = sendcount, .type = sendtype};
-    block_plan r = {.buf = recvbuf, .count = recvcount, .type = recvtype};
-    return myr_inter_alltoall_blocks(&s, &r, ic, "MPI_Alltoall");
-}
-
-int myr_inter_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
-                        MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
-                        const int *rdispls, MPI_Datatype recvtype, MPI_Comm ic)
-{
-    if (!sendcounts || !recvcounts)
-        return myr_mpi_error(ic, MPI_ERR_ARG, "MPI_Alltoallv", "%s is NULL",
-                             sendcounts ? "recvcounts" : "sendcounts");
-    block_plan s = {.buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
-    block_plan r = {.buf = recvbuf, .counts = recvcounts, .displs = rdispls, .type = recvtype};
-    return myr_inter_alltoall_blocks(&s, &r, ic, "MPI_Alltoallv");
-}
-
-int myr_inter_alltoallw(const void *sendbuf, const int *sendcounts, const int *sdispls,
-                        const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts,
-                        const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm ic)
-{
-    if (!sendcounts || !recvcounts)
-        return myr_mpi_error(ic, MPI_ERR_ARG, "MPI_Alltoallw", "%s is NULL",
-                             sendcounts ? "recvcounts" : "sendcounts");
-    block_plan s = {.buf = sendbuf, .counts = sendcounts, .displs = sdispls,
-                    .displs_in_bytes = true, .types = sendtypes};
-    block_plan r = {.buf = recvbuf, .counts = recvcounts, .displs = rdispls,
-                    .displs_in_bytes = true, .types = recvtypes};
-    return myr_inter_alltoall_blocks(&s, &r, ic, "MPI_Alltoallw");
-}
-
 /* Allgather(v): every rank sends its one block to every remote rank, and
  * receives the remote ranks' blocks in rank order. */
-int myr_inter_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+static int inter_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          void *recvbuf, const int *recvcounts, const int *displs,
                          int recvcount, MPI_Datatype recvtype, MPI_Comm ic,
                          const char *call)
@@ -411,7 +376,7 @@ int myr_inter_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
     if (recvcounts && !displs)
         err = myr_mpi_error(ic, MPI_ERR_ARG, call, "displs is NULL");
     else
-        err = myr_inter_alltoall_blocks(&s, &r, ic, call);
+        err = inter_alltoall_blocks(&s, &r, ic, call);
     free(scounts);
     return err;
 }
@@ -444,10 +409,9 @@ static int reduce_in_group(inter_ctx *c, const void *sendbuf, int count, MPI_Dat
     return PMPI_Reduce(sendbuf, *result, count, type, op, 0, &c->local);
 }
 
-int myr_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
-                     MPI_Op op, int root, MPI_Comm ic)
+static int inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                        MPI_Op op, int root, MPI_Comm ic, const char *call)
 {
-    static const char call[] = "MPI_Reduce";
     int err;
     if ((err = check_root(call, ic, root)))
         return err;
@@ -486,10 +450,9 @@ static int swap_reductions(inter_ctx *c, const void *sendbuf, int count, MPI_Dat
     return err;
 }
 
-int myr_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
-                        MPI_Op op, MPI_Comm ic)
+static int inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                           MPI_Op op, MPI_Comm ic, const char *call)
 {
-    static const char call[] = "MPI_Allreduce";
     int err;
     if ((err = check_not_in_place(call, ic, sendbuf, recvbuf)) ||
         (err = check_reduction(call, ic, sendbuf, count, type, op, "count")) ||
@@ -506,7 +469,7 @@ int myr_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 /* Reduce_scatter(_block): the other group's reduction, of as many elements
  * as this group's counts add up to, scattered over this group by them.
  * counts NULL: `block` elements for every rank. */
-int myr_inter_reduce_scatter(const void *sendbuf, void *recvbuf, const int *counts,
+static int inter_reduce_scatter(const void *sendbuf, void *recvbuf, const int *counts,
                              int block, MPI_Datatype type, MPI_Op op, MPI_Comm ic,
                              const char *call)
 {
@@ -552,4 +515,64 @@ int myr_inter_reduce_scatter(const void *sendbuf, void *recvbuf, const int *coun
     free(displs);
     free(base);
     return err ? fail(ic, call, err, "the reduction") : MPI_SUCCESS;
+}
+
+/* ---- dispatch ------------------------------------------------------------- */
+
+int myr_inter_coll(const char *call, MPI_Comm ic, const myr_coll_args *a)
+{
+    bool vector_null = (a->kind == MYR_COLL_GATHERV && a->root == MPI_ROOT && !a->rcounts) ||
+                       (a->kind == MYR_COLL_SCATTERV && a->root == MPI_ROOT && !a->scounts) ||
+                       (a->kind == MYR_COLL_ALLGATHERV && !a->rcounts);
+    if (vector_null)
+        return myr_mpi_error(ic, MPI_ERR_ARG, call, "%s is NULL",
+                             a->kind == MYR_COLL_SCATTERV ? "sendcounts" : "recvcounts");
+    switch (a->kind) {
+    case MYR_COLL_BARRIER:
+        return inter_barrier(ic, call);
+    case MYR_COLL_BCAST:
+        return inter_bcast(a->rbuf, a->count, a->type, a->root, ic, call);
+    case MYR_COLL_GATHER:
+    case MYR_COLL_GATHERV:
+        return inter_gatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts, a->rdispls,
+                             a->rcount, a->rtype, a->root, ic, call);
+    case MYR_COLL_SCATTER:
+    case MYR_COLL_SCATTERV:
+        return inter_scatterv(a->sbuf, a->scounts, a->sdispls, a->scount, a->stype, a->rbuf,
+                              a->rcount, a->rtype, a->root, ic, call);
+    case MYR_COLL_ALLGATHER:
+    case MYR_COLL_ALLGATHERV:
+        return inter_allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts, a->rdispls,
+                                a->rcount, a->rtype, ic, call);
+    case MYR_COLL_ALLTOALL:
+    case MYR_COLL_ALLTOALLV:
+    case MYR_COLL_ALLTOALLW: {
+        if (a->kind != MYR_COLL_ALLTOALL && (!a->scounts || !a->rcounts))
+            return myr_mpi_error(ic, MPI_ERR_ARG, call, "%s is NULL",
+                                 a->scounts ? "recvcounts" : "sendcounts");
+        bool w = a->kind == MYR_COLL_ALLTOALLW;
+        block_plan send = {.buf = a->sbuf, .counts = a->scounts, .displs = a->sdispls,
+                           .displs_in_bytes = w, .count = a->scount, .type = a->stype,
+                           .types = a->stypes};
+        block_plan recv = {.buf = a->rbuf, .counts = a->rcounts, .displs = a->rdispls,
+                           .displs_in_bytes = w, .count = a->rcount, .type = a->rtype,
+                           .types = a->rtypes};
+        return inter_alltoall_blocks(&send, &recv, ic, call);
+    }
+    case MYR_COLL_REDUCE:
+        return inter_reduce(a->sbuf, a->rbuf, a->count, a->type, a->op, a->root, ic, call);
+    case MYR_COLL_ALLREDUCE:
+        return inter_allreduce(a->sbuf, a->rbuf, a->count, a->type, a->op, ic, call);
+    case MYR_COLL_REDUCE_SCATTER:
+        if (!a->rcounts)
+            return myr_mpi_error(ic, MPI_ERR_ARG, call, "recvcounts is NULL");
+        return inter_reduce_scatter(a->sbuf, a->rbuf, a->rcounts, 0, a->type, a->op, ic, call);
+    case MYR_COLL_REDUCE_SCATTER_BLOCK:
+        return inter_reduce_scatter(a->sbuf, a->rbuf, NULL, a->count, a->type, a->op, ic, call);
+    default:
+        /* MPI 3.1, 5.11: no scans on intercommunicators. */
+        return myr_mpi_error(ic, MPI_ERR_COMM, call,
+                             "%s is defined on intracommunicators only, not on an "
+                             "intercommunicator", call);
+    }
 }

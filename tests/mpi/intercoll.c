@@ -211,8 +211,10 @@ static void alltoall_pairs_every_rank_across(void)
         for (int i = 0; i < 2; i++)
             CHECK(in[2 * r + i] == val(1 - s.group, r, s.rank * 2 + i));
     /* Alltoallv: to remote rank r go (my rank + r) % 3 ints. */
-    int *sc = calloc((size_t)n, sizeof(int)), *sd = calloc((size_t)n, sizeof(int));
-    int *rc = calloc((size_t)n, sizeof(int)), *rd = calloc((size_t)n, sizeof(int));
+    /* (n is at least 1; the + 1 keeps gcc from assuming empty arrays.) */
+    size_t cap = (size_t)n + 1;
+    int *sc = calloc(cap, sizeof(int)), *sd = calloc(cap, sizeof(int));
+    int *rc = calloc(cap, sizeof(int)), *rd = calloc(cap, sizeof(int));
     int *sv = malloc(sizeof(int) * 3 * (size_t)n), *rv = malloc(sizeof(int) * 3 * (size_t)n);
     for (int r = 0; r < n; r++) {
         sc[r] = (s.rank + r) % 3;
@@ -255,6 +257,26 @@ static void alltoall_pairs_every_rank_across(void)
     free_side(&s);
 }
 
+/* 2x2 matrices of ints mod 1009, multiplied: associative, not commutative. */
+static void matmul(void *in_, void *inout_, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    int *in = in_, *io = inout_;
+    for (int k = 0; k < *len; k++, in += 4, io += 4) {
+        int r[4] = {(in[0] * io[0] + in[1] * io[2]) % 1009, (in[0] * io[1] + in[1] * io[3]) % 1009,
+                    (in[2] * io[0] + in[3] * io[2]) % 1009, (in[2] * io[1] + in[3] * io[3]) % 1009};
+        memcpy(io, r, sizeof r);
+    }
+}
+
+static void matrix_of(int g, int r, int m[4])
+{
+    m[0] = 1 + g;
+    m[1] = r + 2;
+    m[2] = 3 * r % 7;
+    m[3] = 1;
+}
+
 static void reductions_combine_the_other_group(void)
 {
     side s = make_side();
@@ -284,6 +306,23 @@ static void reductions_combine_the_other_group(void)
     CHECK_OK(MPI_Allreduce(mine, got, C, MPI_INT, MPI_MAX, s.inter));
     for (int i = 0; i < C; i++)
         CHECK(got[i] == val(1 - s.group, s.remote_size - 1, i));
+    /* A non-commutative user op folds the other group in its rank order. */
+    MPI_Op op;
+    MPI_Datatype mat;
+    CHECK_OK(MPI_Op_create(matmul, 0, &op));
+    CHECK_OK(MPI_Type_contiguous(4, MPI_INT, &mat));
+    CHECK_OK(MPI_Type_commit(&mat));
+    int m[4], prod[4], want[4] = {1, 0, 0, 1};
+    matrix_of(s.group, s.rank, m);
+    CHECK_OK(MPI_Allreduce(m, prod, 1, mat, op, s.inter));
+    for (int r = s.remote_size - 1; r >= 0; r--) {   /* want = x0 x1 ... x(n-1) */
+        int x[4], one = 1;
+        matrix_of(1 - s.group, r, x);
+        matmul(x, want, &one, &mat);
+    }
+    CHECK(memcmp(prod, want, sizeof want) == 0);
+    CHECK_OK(MPI_Op_free(&op));
+    CHECK_OK(MPI_Type_free(&mat));
     free_side(&s);
 }
 
@@ -365,6 +404,12 @@ static void bad_arguments_are_refused(void)
     CHECK_OK(MPI_Error_class(MPI_Reduce(buf, buf + 1, 1, MPI_INT, MPI_OP_NULL, MPI_ROOT,
                                         s.inter), &cls));
     CHECK(cls == MPI_ERR_OP);
+    CHECK_OK(MPI_Error_class(MPI_Scan(buf, buf + 1, 1, MPI_INT, MPI_SUM, s.inter), &cls));
+    CHECK(cls == MPI_ERR_COMM);
+    CHECK_OK(MPI_Error_class(MPI_Gatherv(buf, 1, MPI_INT, buf, NULL, NULL, MPI_INT,
+                                         s.rank == 0 ? MPI_ROOT : MPI_PROC_NULL, s.inter),
+                             &cls));
+    CHECK(cls == (s.rank == 0 ? MPI_ERR_ARG : MPI_SUCCESS));
     /* Nothing was lost: the intercommunicator still works. */
     int x = s.rank, sum;
     CHECK_OK(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, s.inter));
