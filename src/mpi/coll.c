@@ -379,7 +379,11 @@ static int coll_call(const char *call, MPI_Comm comm, const myr_coll_args *a)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_intra(call, comm)) || (err = check_args(call, comm, self, a)))
+    if ((err = myr_check_comm(call, comm)))
+        return err;
+    if (comm->kind == MYR_COMM_INTER)
+        return myr_inter_coll(call, comm, a);
+    if ((err = check_args(call, comm, self, a)))
         return err;
     const char *why = NULL;
     err = myr_coll_run(comm, self, a, &why);

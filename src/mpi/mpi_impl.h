@@ -127,6 +127,11 @@ int myr_attr_comm_get(const char *call, MPI_Comm comm, int keyval, void *attribu
                       int *flag);
 int myr_attr_comm_delete(const char *call, MPI_Comm comm, int keyval);
 
+/* A blocking collective on an intercommunicator (intercoll.c): checks the
+ * arguments and runs it; `call` names it in messages. */
+struct myr_coll_args;
+int myr_inter_coll(const char *call, MPI_Comm ic, const struct myr_coll_args *a);
+
 /* The largest tag value (MPI_TAG_UB). */
 #define MYR_TAG_UB 0x7fffffff
 
