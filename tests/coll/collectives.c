@@ -490,11 +490,13 @@ static void alltoall_v_and_w(void)
 /* ---- reductions --------------------------------------------------------------------------------- */
 
 /* Doubles whose sum depends on the order of addition: large and small
- * magnitudes mixed. Exact comparisons check the order of evaluation. */
+ * magnitudes mixed. Exact comparisons check the order of evaluation. Every
+ * product here is exact, so the value is the same wherever the compiler
+ * fuses a multiply and an add (aarch64 does). */
 static double dval(int r, int i)
 {
     double big = (r % 3 == 0) ? 1e16 : 1.0;
-    return big * ((r * 7 + i * 3) % 5 - 2) + 0.1 * r + 0.01 * i + 0.001;
+    return big * ((r * 7 + i * 3) % 5 - 2) + (r % 13) * 0.125 + (i % 7) * 0.0625 + 0.001;
 }
 
 /* Whether this rank checks element i of a reduction's result: all of them
