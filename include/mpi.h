@@ -373,6 +373,7 @@ MYR_MPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
 
 /* Communicators. */
 MYR_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+MYR_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
 MYR_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
@@ -433,6 +434,9 @@ MYR_MPI_FN(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
 MYR_MPI_FN(int, Barrier, (MPI_Comm comm))
 MYR_MPI_FN(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
 MYR_MPI_FN(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MYR_MPI_FN(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
 
 /* Reduction operations (usable with MPI_Allreduce for now). */
 extern struct myr_mpi_op myr_mpi_op_max, myr_mpi_op_min, myr_mpi_op_sum, myr_mpi_op_prod;

@@ -40,6 +40,7 @@ static int split(const char *call, MPI_Comm comm, myr_rank *self, int color, int
 {
     MPI_Comm made = MPI_COMM_NULL;
     const char *why = "";
+    myr_coll_nb_drain(comm, self);
     int err = myr_coll_comm_split(comm, self, color, key, &made, &why);
     return finish(call, comm, self, err, why, made, newcomm);
 }
@@ -53,7 +54,10 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return err;
     if ((err = myr_check_intra(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
         return err;
-    return split(call, comm, self, 0, myr_comm_rank(comm, self), newcomm);
+    err = split(call, comm, self, 0, myr_comm_rank(comm, self), newcomm);
+    if (err == MPI_SUCCESS)
+        myr_comm_topo_inherit(comm, *newcomm);   /* a duplicate keeps the topology */
+    return err;
 }
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) MYR_PMPI(Comm_dup);
 
