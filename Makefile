@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check bench bench-startup clean
+.PHONY: all deps demo check bench bench-startup bench-coll clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -33,6 +33,12 @@ bench: all
 # 10000 ranks, next to one rank per process (bench/README.md).
 bench-startup: all
 	BUILD=$(BUILD) scripts/bench-startup
+
+# Barrier and allreduce latency for N = 2 ... 4096 ranks and TMPI's rooted
+# table (Reduce, Bcast, Allreduce), side by side with Open MPI and MPICH
+# (bench/README.md). BENCH_ARGS go to scripts/bench-coll, e.g. BENCH_ARGS=--quick.
+bench-coll: all
+	BUILD=$(BUILD) scripts/bench-coll $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-asan build-aarch64

@@ -80,6 +80,8 @@ extern struct myr_mpi_message myr_mpi_message_no_proc;
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
 #define MPI_MAX_OBJECT_NAME 128
 #define MPI_BSEND_OVERHEAD 64
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
 
 /* Thread levels. */
 #define MPI_THREAD_SINGLE 0
@@ -106,6 +108,21 @@ extern struct myr_mpi_group myr_mpi_group_empty;
  * every rank of the job). */
 #define MPI_COMM_TYPE_SHARED 1
 #define MPIX_COMM_TYPE_PROCESS 2
+
+/* Info objects: MPI_INFO_ENV holds what the job was started with. */
+extern struct myr_mpi_info myr_mpi_info_env;
+#define MPI_INFO_ENV MYR_PREDEFINED(MPI_Info, myr_mpi_info_env)
+
+/* Attribute keys. The predefined ones are cached on every communicator
+ * (values are pointers to int); user keyvals are above them. */
+#define MPI_KEYVAL_INVALID (-1)
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_APPNUM 5
+#define MPI_UNIVERSE_SIZE 6
+#define MPI_LASTUSEDCODE 7
 
 /* Error classes (MPI 3.1, section 8.4). */
 #define MPI_SUCCESS 0
@@ -275,6 +292,41 @@ enum {
 #define MYR_MPI_FN(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
 
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
+/* A user reduction (MPI_Op_create): inoutvec[i] = invec[i] op inoutvec[i]
+ * for the *len elements of *datatype. */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len,
+                               MPI_Datatype *datatype);
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out,
+                                        int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
+                                        void *extra_state, void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+/* MPI-1 names (removed in MPI 3.0), kept for the programs that use them. */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+
+/* The predefined callbacks: functions, so a program may also call them. */
+int myr_mpi_comm_null_copy_fn(MPI_Comm, int, void *, void *, void *, int *);
+int myr_mpi_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
+int myr_mpi_comm_null_delete_fn(MPI_Comm, int, void *, void *);
+int myr_mpi_type_null_copy_fn(MPI_Datatype, int, void *, void *, void *, int *);
+int myr_mpi_type_dup_fn(MPI_Datatype, int, void *, void *, void *, int *);
+int myr_mpi_type_null_delete_fn(MPI_Datatype, int, void *, void *);
+#define MPI_COMM_NULL_COPY_FN myr_mpi_comm_null_copy_fn
+#define MPI_COMM_DUP_FN myr_mpi_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN myr_mpi_comm_null_delete_fn
+#define MPI_TYPE_NULL_COPY_FN myr_mpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN myr_mpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN myr_mpi_type_null_delete_fn
+#define MPI_NULL_COPY_FN myr_mpi_comm_null_copy_fn
+#define MPI_DUP_FN myr_mpi_comm_dup_fn
+#define MPI_NULL_DELETE_FN myr_mpi_comm_null_delete_fn
 
 /* Environment. */
 MYR_MPI_FN(int, Init, (int *argc, char ***argv))
@@ -388,6 +440,46 @@ MYR_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newint
 MYR_MPI_FN(int, Comm_remote_size, (MPI_Comm comm, int *size))
 MYR_MPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
 
+/* Info objects and communicator hints. */
+MYR_MPI_FN(int, Info_create, (MPI_Info *info))
+MYR_MPI_FN(int, Info_set, (MPI_Info info, const char *key, const char *value))
+MYR_MPI_FN(int, Info_delete, (MPI_Info info, const char *key))
+MYR_MPI_FN(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+MYR_MPI_FN(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+MYR_MPI_FN(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+MYR_MPI_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+MYR_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+MYR_MPI_FN(int, Info_free, (MPI_Info *info))
+MYR_MPI_FN(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+MYR_MPI_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+MYR_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
+
+/* Attributes. */
+MYR_MPI_FN(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                                      MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+                                      int *comm_keyval, void *extra_state))
+MYR_MPI_FN(int, Comm_free_keyval, (int *comm_keyval))
+MYR_MPI_FN(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
+MYR_MPI_FN(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+MYR_MPI_FN(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+MYR_MPI_FN(int, Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn,
+                                      MPI_Type_delete_attr_function *type_delete_attr_fn,
+                                      int *type_keyval, void *extra_state))
+MYR_MPI_FN(int, Type_free_keyval, (int *type_keyval))
+MYR_MPI_FN(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val))
+MYR_MPI_FN(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag))
+MYR_MPI_FN(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
+/* MPI-1 names removed in MPI 3.0, kept for the programs that use them. */
+MYR_MPI_FN(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
+                                 int *keyval, void *extra_state))
+MYR_MPI_FN(int, Keyval_free, (int *keyval))
+MYR_MPI_FN(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+MYR_MPI_FN(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+MYR_MPI_FN(int, Attr_delete, (MPI_Comm comm, int keyval))
+MYR_MPI_FN(int, Errhandler_create, (MPI_Handler_function *function, MPI_Errhandler *errhandler))
+MYR_MPI_FN(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
+MYR_MPI_FN(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler))
+
 /* Derived datatypes and packing. */
 MYR_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
 MYR_MPI_FN(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
@@ -430,20 +522,67 @@ MYR_MPI_FN(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))
 MYR_MPI_FN(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))
 MYR_MPI_FN(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
 
-/* Collectives the main job needs until the collectives issue lands. */
+/* Collectives (on intracommunicators). */
 MYR_MPI_FN(int, Barrier, (MPI_Comm comm))
 MYR_MPI_FN(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+MYR_MPI_FN(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+MYR_MPI_FN(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm))
+MYR_MPI_FN(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+MYR_MPI_FN(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+MYR_MPI_FN(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+MYR_MPI_FN(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+MYR_MPI_FN(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+MYR_MPI_FN(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+MYR_MPI_FN(int, Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+MYR_MPI_FN(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm))
 MYR_MPI_FN(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MYR_MPI_FN(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MYR_MPI_FN(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MYR_MPI_FN(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MYR_MPI_FN(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+/* Nonblocking collectives (MPI-3). */
 MYR_MPI_FN(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))
 MYR_MPI_FN(int, Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Igather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Igatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Iscatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Iallgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Iallgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Ialltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Ialltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request))
 MYR_MPI_FN(int, Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+MYR_MPI_FN(int, Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
 
-/* Reduction operations (usable with MPI_Allreduce for now). */
-extern struct myr_mpi_op myr_mpi_op_max, myr_mpi_op_min, myr_mpi_op_sum, myr_mpi_op_prod;
+/* Reduction operations (MPI 3.1, 5.9). MPI_REPLACE and MPI_NO_OP are for
+ * one-sided accumulate calls only. */
+extern struct myr_mpi_op myr_mpi_op_max, myr_mpi_op_min, myr_mpi_op_sum, myr_mpi_op_prod,
+    myr_mpi_op_land, myr_mpi_op_lor, myr_mpi_op_lxor, myr_mpi_op_band, myr_mpi_op_bor,
+    myr_mpi_op_bxor, myr_mpi_op_maxloc, myr_mpi_op_minloc, myr_mpi_op_replace,
+    myr_mpi_op_no_op;
 #define MPI_MAX MYR_PREDEFINED(MPI_Op, myr_mpi_op_max)
 #define MPI_MIN MYR_PREDEFINED(MPI_Op, myr_mpi_op_min)
 #define MPI_SUM MYR_PREDEFINED(MPI_Op, myr_mpi_op_sum)
 #define MPI_PROD MYR_PREDEFINED(MPI_Op, myr_mpi_op_prod)
+#define MPI_LAND MYR_PREDEFINED(MPI_Op, myr_mpi_op_land)
+#define MPI_LOR MYR_PREDEFINED(MPI_Op, myr_mpi_op_lor)
+#define MPI_LXOR MYR_PREDEFINED(MPI_Op, myr_mpi_op_lxor)
+#define MPI_BAND MYR_PREDEFINED(MPI_Op, myr_mpi_op_band)
+#define MPI_BOR MYR_PREDEFINED(MPI_Op, myr_mpi_op_bor)
+#define MPI_BXOR MYR_PREDEFINED(MPI_Op, myr_mpi_op_bxor)
+#define MPI_MAXLOC MYR_PREDEFINED(MPI_Op, myr_mpi_op_maxloc)
+#define MPI_MINLOC MYR_PREDEFINED(MPI_Op, myr_mpi_op_minloc)
+#define MPI_REPLACE MYR_PREDEFINED(MPI_Op, myr_mpi_op_replace)
+#define MPI_NO_OP MYR_PREDEFINED(MPI_Op, myr_mpi_op_no_op)
+MYR_MPI_FN(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
+MYR_MPI_FN(int, Op_free, (MPI_Op *op))
+MYR_MPI_FN(int, Op_commutative, (MPI_Op op, int *commute))
+MYR_MPI_FN(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
 
 /* FG-MPI's extensions. */
 int MPIX_Yield(void);

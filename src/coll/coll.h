@@ -1,6 +1,6 @@
 /*
  * coll.h — collective operations among the ranks of a communicator, and the
- * predefined reduction operations they apply.
+ * reduction operations they apply (predefined and user-defined).
  *
  * The MPI layer validates arguments, then calls these. They return
  * MPI_SUCCESS or an MPI error class; on error *why points at a message that
@@ -8,8 +8,8 @@
  * call on the communicator).
  *
  * Today every rank of a communicator lives in this OS process, so the
- * algorithms are shared-memory ones (coll.c); the inter-process level of the
- * hierarchy will sit behind the same functions.
+ * algorithms are shared-memory ones (round.c explains them); the
+ * inter-process level of the hierarchy will sit behind the same functions.
  */
 #ifndef MYR_COLL_COLL_H
 #define MYR_COLL_COLL_H
@@ -20,30 +20,121 @@
 
 typedef enum myr_op_kind {
     MYR_OP_MAX, MYR_OP_MIN, MYR_OP_SUM, MYR_OP_PROD,
+    MYR_OP_LAND, MYR_OP_LOR, MYR_OP_LXOR, MYR_OP_BAND, MYR_OP_BOR, MYR_OP_BXOR,
+    MYR_OP_MAXLOC, MYR_OP_MINLOC,
+    MYR_OP_REPLACE, MYR_OP_NO_OP,   /* one-sided accumulate only */
+    MYR_OP_USER,                    /* MPI_Op_create */
 } myr_op_kind;
 
 struct myr_mpi_op {
-    unsigned magic;
+    unsigned magic;        /* MYR_MAGIC_OP; MYR_MAGIC_DEAD once released */
     myr_op_kind kind;
-    const char *name;   /* "MPI_SUM" */
+    const char *name;      /* "MPI_SUM"; "(user-defined op)" */
+    bool commute;
+    /* User ops only. The handle holds one reference and every pending
+     * operation using the op one more, so MPI_Op_free (which sets `freed`:
+     * the handle is no longer valid) never pulls it from under them. */
+    bool freed;
+    MPI_User_function *fn;
+    _Atomic int refs;
+    struct myr_mpi_op *next_free;
 };
 
+/* A live op handle: predefined, or user-defined and not freed. */
 bool myr_op_valid(MPI_Op op);
-/* Whether MPI defines `op` on elements of `type` (MPI 3.1, 5.9.2: MIN and
- * MAX on integers and reals, SUM and PROD also on complex numbers). */
+/* Whether `op` may reduce elements of `type` in a collective or
+ * MPI_Reduce_local (MPI 3.1, 5.9.2 and 5.9.4): each predefined op on its
+ * classes of predefined types, and on derived types whose basic elements
+ * are all of one such type (a vector of MPI_INT, a contiguous of MPI_2INT
+ * for MINLOC); never MPI_REPLACE or MPI_NO_OP (one-sided only). User ops:
+ * any type (the caller checks it is committed). */
 bool myr_op_defined_for(MPI_Op op, MPI_Datatype type);
-/* inout[i] = inout[i] op in[i] for i < count. Requires
- * myr_op_defined_for(op, type). Keeping the accumulator on the left makes
- * a rank-ordered fold evaluate ((x0 op x1) op x2) ... exactly. */
+bool myr_op_commutative(MPI_Op op);
+/* Whether two ranks' op arguments to one collective agree: the same
+ * predefined op, or both user-defined (each rank passes the handle it
+ * created itself; that they wrap the same function no rank can check). */
+bool myr_op_matches(MPI_Op a, MPI_Op b);
+/* For messages: "MPI_SUM", or "(user-defined op)". */
+const char *myr_op_label(MPI_Op op);
+/* For messages: the types `op` is defined for ("integer, floating point,
+ * complex, MPI_AINT, MPI_OFFSET and MPI_COUNT types"). */
+const char *myr_op_domain(MPI_Op op);
+/* inout[i] = in[i] op inout[i] for the count elements of `type` at in and
+ * inout (both laid out as count elements of type, i.e. at its extent, from
+ * the same lb): MPI's convention, the same as a user function's (invec is
+ * the LEFT operand), so a non-commutative op folds x0 op (x1 op ...) by
+ * reducing from the highest rank down. Requires myr_op_defined_for. */
 void myr_op_reduce(MPI_Op op, MPI_Datatype type, size_t count,
                    const void *in, void *inout);
+/* A pending operation keeps a user op alive past MPI_Op_free (no-op for
+ * predefined ops). */
+void myr_op_retain(MPI_Op op);
+void myr_op_release(MPI_Op op);
+/* A new user op (one reference, the handle's); NULL when out of memory. */
+MPI_Op myr_op_create(MPI_User_function *fn, bool commute);
+/* MPI_Op_free: the handle goes; the op lives while operations use it. */
+void myr_op_free(MPI_Op op);
 
-/* ---- collectives (coll.c) ---------------------------------------------- */
+/* ---- collectives (coll.c, move.c, reduce.c) ------------------------------ */
 
-/* Every rank of `comm` calls the same collectives in the same order; `self`
- * is the calling rank. Arguments are already valid (the MPI layer checked
- * them); what only the ranks together can see (a rank calling a different
- * collective, a different root, count or op) is reported here. */
+typedef enum myr_coll_kind {
+    MYR_COLL_BARRIER, MYR_COLL_BCAST, MYR_COLL_GATHER, MYR_COLL_GATHERV,
+    MYR_COLL_SCATTER, MYR_COLL_SCATTERV, MYR_COLL_ALLGATHER, MYR_COLL_ALLGATHERV,
+    MYR_COLL_ALLTOALL, MYR_COLL_ALLTOALLV, MYR_COLL_ALLTOALLW, MYR_COLL_REDUCE,
+    MYR_COLL_ALLREDUCE, MYR_COLL_REDUCE_SCATTER, MYR_COLL_REDUCE_SCATTER_BLOCK,
+    MYR_COLL_SCAN, MYR_COLL_EXSCAN,
+    MYR_COLL_KINDS_
+} myr_coll_kind;
+
+/* One rank's arguments to one collective, as MPI names them; what a kind
+ * does not use is left zero.
+ *   BCAST                    rbuf (the buffer), count, type, root
+ *   GATHER, SCATTER,         sbuf, scount, stype, rbuf, rcount, rtype, root
+ *   ALLGATHER, ALLTOALL
+ *   GATHERV                  ... rcounts, rdispls instead of rcount
+ *   SCATTERV                 ... scounts, sdispls instead of scount
+ *   ALLGATHERV               ... rcounts, rdispls
+ *   ALLTOALLV                sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype
+ *   ALLTOALLW                ... stypes/rtypes instead of stype/rtype; byte displacements
+ *   REDUCE, ALLREDUCE,       sbuf, rbuf, count, type, op (REDUCE: root)
+ *   SCAN, EXSCAN
+ *   REDUCE_SCATTER_BLOCK     sbuf, rbuf, count (each rank's block), type, op
+ *   REDUCE_SCATTER           sbuf, rbuf, rcounts, type, op
+ * MPI_IN_PLACE is passed as sbuf (as rbuf for SCATTER(V) at the root),
+ * where MPI allows it; the MPI layer has checked everything a rank can
+ * check alone. Buffers and arrays must stay valid until the call returns
+ * (for a nonblocking collective: until it completes). */
+typedef struct myr_coll_args {
+    myr_coll_kind kind;
+    bool nonblocking;      /* MPI_Ibcast... (never matches a blocking call) */
+    int root;
+    const void *sbuf;
+    int scount;
+    MPI_Datatype stype;
+    const int *scounts, *sdispls;
+    const MPI_Datatype *stypes;
+    void *rbuf;
+    int rcount;
+    MPI_Datatype rtype;
+    const int *rcounts, *rdispls;
+    const MPI_Datatype *rtypes;
+    int count;
+    MPI_Datatype type;
+    MPI_Op op;
+} myr_coll_args;
+
+/* Every rank of `comm` (an intracommunicator) calls the same collectives
+ * in the same order; `self` is the calling rank (or a ULT acting for it).
+ * Run one. What only the ranks together can see (a rank calling a
+ * different collective, a different root, op, count or type signature; a
+ * receive smaller than what is sent: MPI_ERR_TRUNCATE) is reported to
+ * every rank. */
+int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *args,
+                 const char **why) __attribute__((warn_unused_result));
+/* The MPI name of a collective ("MPI_Gatherv", "MPI_Igatherv"). */
+const char *myr_coll_name(myr_coll_kind kind, bool nonblocking);
+
+/* Shorthands for myr_coll_run. */
 int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
     __attribute__((warn_unused_result));
 int myr_coll_bcast(MPI_Comm comm, myr_rank *self, void *buf, int count,
@@ -86,7 +177,7 @@ int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
  * pending. */
 void myr_coll_nb_drain(MPI_Comm comm, myr_rank *self);
 
-/* ---- creating communicators (coll.c) ----------------------------------- */
+/* ---- creating communicators (comm_create.c) --------------------------- */
 
 /* Collective over `parent`: the ranks passing the same color (not
  * MPI_UNDEFINED) get one new communicator, ranked by (key, parent rank);

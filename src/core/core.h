@@ -48,6 +48,7 @@ enum {
     MYR_MAGIC_OP = 0x4d4f5020,
     MYR_MAGIC_MESSAGE = 0x4d4d5347,
     MYR_MAGIC_GROUP = 0x4d475250,
+    MYR_MAGIC_INFO = 0x4d494e46,
     MYR_MAGIC_DEAD = 0x44454144,
 };
 
@@ -108,6 +109,7 @@ struct myr_mpi_datatype {
     myr_dt_block inline_blocks[2];   /* predefined types' layouts */
     myr_dt_run inline_runs[2];
     char namebuf[MPI_MAX_OBJECT_NAME];
+    struct myr_attr *attrs;   /* derived types: the creating rank's (mpi/attr.c) */
 };
 
 /* Element kinds of the predefined types (what reductions dispatch on). */
@@ -218,6 +220,8 @@ typedef struct myr_comm_local {
     MPI_Errhandler errhandler;
     char *name;            /* set by MPI_Comm_set_name; NULL: the default */
     myr_coll_nb_queue nb;
+    struct myr_attr *attrs;    /* cached attributes (mpi/attr.c) */
+    MPI_Info hints;        /* MPI_Comm_set_info's; MPI_INFO_NULL: none (mpi/info.c) */
 } myr_comm_local;
 
 /* Ranks of a group or communicator, in order: rank i is job rank
@@ -414,6 +418,7 @@ typedef struct myr_rank {
     myr_comm_local world_local;      /* this rank's MPI_COMM_WORLD state */
     myr_comm_local self_local;       /* this rank's MPI_COMM_SELF state */
     myr_bsend_state bsend;
+    struct myr_attr *predefined_type_attrs;   /* on MPI_INT... (mpi/attr.c) */
     int exit_code;                   /* main's return value */
     bool returned;                   /* main returned */
 } myr_rank;
@@ -422,6 +427,8 @@ typedef struct myr_job {
     int size;                        /* ranks in the job */
     myr_rank *ranks;
     _Atomic int finalize_arrived;    /* ranks in the MPI_Finalize barrier */
+    int argc;                        /* the program's command line (MPI_INFO_ENV) */
+    char **argv;
 } myr_job;
 
 extern myr_job myr_the_job;

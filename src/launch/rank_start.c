@@ -206,6 +206,8 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
         fprintf(stderr, "myriad: out of memory for %ld ranks\n", nranks);
         return 1;
     }
+    myr_the_job.argc = argc;   /* what MPI_INFO_ENV reports */
+    myr_the_job.argv = argv;
     if (myr_tag_output_start((int)nranks) != 0)
         return 1;
     int workers = myr_worker_count();

@@ -1,13 +1,21 @@
 /*
  * coll.c (mpi) — the entry points of the collectives: check the arguments
  * each rank can check alone, then run the collective in coll/. What only
- * the ranks together can see (mismatched collectives, roots, counts, ops)
- * comes back from coll/ as an error class and a message. A blocking
- * collective first lets the rank's nonblocking ones on the communicator
- * finish (myr_coll_nb_drain): all of them start in call order.
+ * the ranks together can see (mismatched collectives, roots, counts, ops,
+ * a receive smaller than what is sent) comes back from coll/ as an error
+ * class and a message.
+ *
+ * Each entry point describes its call as a myr_coll_args and hands it to
+ * coll_call, which checks it (one checker per family, whatever the form)
+ * and runs it. Arguments MPI calls significant only at the root are
+ * neither checked nor used elsewhere.
  */
 #include "coll/coll.h"
 #include "mpi/mpi_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int check_buffer(const char *call, MPI_Comm comm, const void *buf,
                         const char *what, int count)
@@ -15,20 +23,6 @@ static int check_buffer(const char *call, MPI_Comm comm, const void *buf,
     if (!buf && count > 0)
         return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
                              "%s is NULL with count %d > 0", what, count);
-    return MPI_SUCCESS;
-}
-
-static int check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype type)
-{
-    if (op == MPI_OP_NULL)
-        return myr_mpi_error(comm, MPI_ERR_OP, call, "invalid op MPI_OP_NULL");
-    if (!myr_op_valid(op))
-        return myr_mpi_error(comm, MPI_ERR_OP, call, "invalid op handle %p", (void *)op);
-    if (!myr_op_defined_for(op, type))
-        return myr_mpi_error(comm, MPI_ERR_OP, call,
-                             "%s is not defined for %s (MIN and MAX take integer "
-                             "and floating types, SUM and PROD also complex ones)",
-                             op->name, type->name);
     return MPI_SUCCESS;
 }
 
@@ -47,207 +41,904 @@ static int raise_coll(const char *call, MPI_Comm comm, int err, const char *why)
                               : myr_mpi_error(comm, err, call, "%s", why);
 }
 
-int PMPI_Barrier(MPI_Comm comm)
-{
-    static const char call[] = "MPI_Barrier";
-    int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
-    if (!self)
-        return err;
-    if ((err = myr_check_intra(call, comm)))
-        return err;
-    myr_coll_nb_drain(comm, self);
-    const char *why = NULL;
-    err = myr_coll_barrier(comm, self, &why);
-    return raise_coll(call, comm, err, why);
-}
-int MPI_Barrier(MPI_Comm comm) MYR_PMPI(Barrier);
+/* ---- argument checks ------------------------------------------------------- */
 
-/* The checks of MPI_Bcast and MPI_Ibcast. */
-static int check_bcast(const char *call, void *buffer, int count, MPI_Datatype datatype,
-                       int root, MPI_Comm comm)
+/* A datatype argument named `what` ("sendtype", "recvtypes[3]"). */
+static int check_type_arg(const char *call, MPI_Comm comm, const char *what,
+                          MPI_Datatype type)
+{
+    if (type == MPI_DATATYPE_NULL)
+        return myr_mpi_error(comm, MPI_ERR_TYPE, call, "invalid %s MPI_DATATYPE_NULL", what);
+    if (!myr_datatype_valid(type))
+        return myr_mpi_error(comm, MPI_ERR_TYPE, call, "invalid %s handle %p", what,
+                             (void *)type);
+    if (!type->committed)
+        return myr_mpi_error(comm, MPI_ERR_TYPE, call,
+                             "%s %s is not committed (MPI_Type_commit)", what,
+                             myr_datatype_label(type));
+    return MPI_SUCCESS;
+}
+
+/* A data buffer of count elements of type (checked before): MPI_IN_PLACE
+ * where it is not allowed, or NULL with data, which only MPI_BOTTOM with a
+ * derived type (absolute addresses) can mean. */
+static int check_data(const char *call, MPI_Comm comm, const void *buf, const char *what,
+                      int count, MPI_Datatype type)
+{
+    if (buf == MPI_IN_PLACE)
+        return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                             "%s is MPI_IN_PLACE, which %s does not take there", what, call);
+    if (type->predefined && type->size > 0)
+        return check_buffer(call, comm, buf, what, count);
+    return MPI_SUCCESS;
+}
+
+/* count, type and buffer of one side of a call. */
+static int check_side(const char *call, MPI_Comm comm, const void *buf, const char *bufname,
+                      int count, const char *countname, MPI_Datatype type,
+                      const char *typename)
 {
     int err;
-    if ((err = myr_check_intra(call, comm)) ||
-        (err = myr_check_count(call, comm, "count", count)) ||
-        (err = myr_check_type(call, comm, datatype)) ||
-        /* MPI_BOTTOM (NULL) is a buffer for a derived type */
-        (datatype->predefined && (err = check_buffer(call, comm, buffer, "buffer", count))) ||
-        (err = check_root(call, comm, root)))
+    if ((err = myr_check_count(call, comm, countname, count)) ||
+        (err = check_type_arg(call, comm, typename, type)) ||
+        (err = check_data(call, comm, buf, bufname, count, type)))
         return err;
     return MPI_SUCCESS;
 }
 
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+/* An array of n counts (and, when displsname is given, its displacements). */
+static int check_counts(const char *call, MPI_Comm comm, const int *counts,
+                        const char *countsname, const int *displs, const char *displsname,
+                        int n)
 {
-    static const char call[] = "MPI_Bcast";
-    int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
-    if (!self)
-        return err;
-    if ((err = check_bcast(call, buffer, count, datatype, root, comm)))
-        return err;
-    myr_coll_nb_drain(comm, self);
-    const char *why = NULL;
-    err = myr_coll_bcast(comm, self, buffer, count, datatype, root, &why);
-    return raise_coll(call, comm, err, why);
+    if (!counts)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL", countsname);
+    if (displsname && !displs)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL", displsname);
+    for (int i = 0; i < n; i++)
+        if (counts[i] < 0)
+            return myr_mpi_error(comm, MPI_ERR_COUNT, call,
+                                 "invalid %s[%d] = %d (must be >= 0)", countsname, i,
+                                 counts[i]);
+    return MPI_SUCCESS;
 }
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-    MYR_PMPI(Bcast);
 
-/* The checks of MPI_Allreduce and MPI_Iallreduce. */
-static int check_allreduce(const char *call, const void *sendbuf, void *recvbuf,
-                           int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+/* A buffer holding counts[i] elements of type for each i < n. */
+static int check_data_v(const char *call, MPI_Comm comm, const void *buf, const char *bufname,
+                        const int *counts, const char *countsname, MPI_Datatype type, int n)
+{
+    if (buf == MPI_IN_PLACE)
+        return check_data(call, comm, buf, bufname, 0, type);
+    if (buf || !type->predefined || type->size == 0)
+        return MPI_SUCCESS;
+    for (int i = 0; i < n; i++)
+        if (counts[i] > 0)
+            return myr_mpi_error(comm, MPI_ERR_BUFFER, call, "%s is NULL with %s[%d] = %d > 0",
+                                 bufname, countsname, i, counts[i]);
+    return MPI_SUCCESS;
+}
+
+/* sendbuf and recvbuf the same (with data on both sides): MPI forbids the
+ * aliasing; where MPI_IN_PLACE exists, it is what the caller meant. */
+static int check_alias(const char *call, MPI_Comm comm, const void *sbuf, const void *rbuf,
+                       bool has_data, bool in_place_allowed)
+{
+    if (sbuf != rbuf || !sbuf || !has_data)
+        return MPI_SUCCESS;
+    return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                         "sendbuf and recvbuf are the same buffer%s",
+                         in_place_allowed ? " (pass MPI_IN_PLACE as sendbuf instead)" : "");
+}
+
+/* MPI_IN_PLACE passed by a rank that is not the root, where only the
+ * root may pass it. */
+static int check_in_place_at_root(const char *call, MPI_Comm comm, const void *buf,
+                                  const char *what, int me, int root)
+{
+    if (buf == MPI_IN_PLACE && me != root)
+        return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                             "%s is MPI_IN_PLACE at rank %d, which is not the root (%d): "
+                             "only the root may pass it", what, me, root);
+    return MPI_SUCCESS;
+}
+
+static int check_bcast(const char *call, MPI_Comm comm, const myr_coll_args *a)
 {
     int err;
-    if ((err = myr_check_intra(call, comm)) ||
-        (err = myr_check_count(call, comm, "count", count)) ||
-        (err = myr_check_type(call, comm, datatype)) ||
-        (err = check_op(call, comm, op, datatype)))
+    if ((err = myr_check_count(call, comm, "count", a->count)) ||
+        (err = check_type_arg(call, comm, "datatype", a->type)) ||
+        (err = check_data(call, comm, a->rbuf, "buffer", a->count, a->type)) ||
+        (err = check_root(call, comm, a->root)))
         return err;
-    if (recvbuf == MPI_IN_PLACE)
+    return MPI_SUCCESS;
+}
+
+static int check_gather(const char *call, MPI_Comm comm, int me, const myr_coll_args *a)
+{
+    int err, size = myr_comm_size(comm);
+    bool v = a->kind == MYR_COLL_GATHERV, in_place = a->sbuf == MPI_IN_PLACE;
+    if ((err = check_root(call, comm, a->root)) ||
+        (err = check_in_place_at_root(call, comm, a->sbuf, "sendbuf", me, a->root)))
+        return err;
+    if (!in_place &&
+        (err = check_side(call, comm, a->sbuf, "sendbuf", a->scount, "sendcount", a->stype,
+                          "sendtype")))
+        return err;
+    if (me != a->root)
+        return MPI_SUCCESS;
+    if (!v && (err = check_side(call, comm, a->rbuf, "recvbuf", a->rcount, "recvcount",
+                                a->rtype, "recvtype")))
+        return err;
+    if (v && ((err = check_counts(call, comm, a->rcounts, "recvcounts", a->rdispls, "displs",
+                                  size)) ||
+              (err = check_type_arg(call, comm, "recvtype", a->rtype)) ||
+              (err = check_data_v(call, comm, a->rbuf, "recvbuf", a->rcounts, "recvcounts",
+                                  a->rtype, size))))
+        return err;
+    return check_alias(call, comm, a->sbuf, a->rbuf,
+                       !in_place && a->scount > 0 && a->stype->size > 0, true);
+}
+
+static int check_scatter(const char *call, MPI_Comm comm, int me, const myr_coll_args *a)
+{
+    int err, size = myr_comm_size(comm);
+    bool v = a->kind == MYR_COLL_SCATTERV, in_place = a->rbuf == MPI_IN_PLACE;
+    if ((err = check_root(call, comm, a->root)) ||
+        (err = check_in_place_at_root(call, comm, a->rbuf, "recvbuf", me, a->root)))
+        return err;
+    if (!in_place &&
+        (err = check_side(call, comm, a->rbuf, "recvbuf", a->rcount, "recvcount", a->rtype,
+                          "recvtype")))
+        return err;
+    if (me != a->root)
+        return MPI_SUCCESS;
+    if (!v && (err = check_side(call, comm, a->sbuf, "sendbuf", a->scount, "sendcount",
+                                a->stype, "sendtype")))
+        return err;
+    if (v && ((err = check_counts(call, comm, a->scounts, "sendcounts", a->sdispls, "displs",
+                                  size)) ||
+              (err = check_type_arg(call, comm, "sendtype", a->stype)) ||
+              (err = check_data_v(call, comm, a->sbuf, "sendbuf", a->scounts, "sendcounts",
+                                  a->stype, size))))
+        return err;
+    if (a->sbuf == a->rbuf && !in_place && a->rcount > 0 && a->rtype->size > 0)
         return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
-                             "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
-    if ((err = check_buffer(call, comm, recvbuf, "recvbuf", count)))
+                             "sendbuf and recvbuf are the same buffer "
+                             "(pass MPI_IN_PLACE as recvbuf instead)");
+    return MPI_SUCCESS;
+}
+
+static int check_allgather(const char *call, MPI_Comm comm, const myr_coll_args *a)
+{
+    int err, size = myr_comm_size(comm);
+    bool in_place = a->sbuf == MPI_IN_PLACE;
+    if (!in_place &&
+        (err = check_side(call, comm, a->sbuf, "sendbuf", a->scount, "sendcount", a->stype,
+                          "sendtype")))
         return err;
-    if (sendbuf != MPI_IN_PLACE) {
-        if ((err = check_buffer(call, comm, sendbuf, "sendbuf", count)))
+    if (a->kind == MYR_COLL_ALLGATHER) {
+        if ((err = check_side(call, comm, a->rbuf, "recvbuf", a->rcount, "recvcount",
+                              a->rtype, "recvtype")))
             return err;
-        if (sendbuf == recvbuf && count > 0)
-            return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
-                                 "sendbuf and recvbuf are the same buffer "
-                                 "(pass MPI_IN_PLACE as sendbuf instead)");
+    } else if ((err = check_counts(call, comm, a->rcounts, "recvcounts", a->rdispls, "displs",
+                                   size)) ||
+               (err = check_type_arg(call, comm, "recvtype", a->rtype)) ||
+               (err = check_data_v(call, comm, a->rbuf, "recvbuf", a->rcounts, "recvcounts",
+                                   a->rtype, size))) {
+        return err;
+    }
+    return check_alias(call, comm, a->sbuf, a->rbuf,
+                       !in_place && a->scount > 0 && a->stype->size > 0, true);
+}
+
+/* Alltoallw's arrays of types: each one with data must be a usable type. */
+static int check_types(const char *call, MPI_Comm comm, const MPI_Datatype *types,
+                       const char *name, const int *counts, int n)
+{
+    if (!types)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL", name);
+    for (int i = 0; i < n; i++) {
+        MPI_Datatype t = types[i];
+        if (counts[i] > 0 && (!t || !myr_datatype_valid(t) || !t->committed)) {
+            char what[48];
+            snprintf(what, sizeof what, "%s[%d]", name, i);
+            return check_type_arg(call, comm, what, t);
+        }
     }
     return MPI_SUCCESS;
 }
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+/* Alltoallw's buffers: NULL is MPI_BOTTOM unless a block with data has a
+ * predefined type. */
+static int check_data_w(const char *call, MPI_Comm comm, const void *buf, const char *bufname,
+                        const int *counts, const MPI_Datatype *types, const char *typesname,
+                        int n)
 {
-    static const char call[] = "MPI_Allreduce";
+    if (buf == MPI_IN_PLACE)
+        return check_data(call, comm, buf, bufname, 0, MPI_BYTE);
+    for (int i = 0; !buf && i < n; i++)
+        if (counts[i] > 0 && types[i]->predefined && types[i]->size > 0)
+            return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                                 "%s is NULL with %s[%d] = %s (predefined, so not MPI_BOTTOM)",
+                                 bufname, typesname, i, types[i]->name);
+    return MPI_SUCCESS;
+}
+
+static int check_alltoall(const char *call, MPI_Comm comm, const myr_coll_args *a)
+{
+    int err, size = myr_comm_size(comm);
+    bool in_place = a->sbuf == MPI_IN_PLACE;
+    switch (a->kind) {
+    case MYR_COLL_ALLTOALL:
+        if ((!in_place && (err = check_side(call, comm, a->sbuf, "sendbuf", a->scount,
+                                            "sendcount", a->stype, "sendtype"))) ||
+            (err = check_side(call, comm, a->rbuf, "recvbuf", a->rcount, "recvcount",
+                              a->rtype, "recvtype")))
+            return err;
+        return check_alias(call, comm, a->sbuf, a->rbuf,
+                           !in_place && a->scount > 0 && a->stype->size > 0, true);
+    case MYR_COLL_ALLTOALLV:
+        if ((!in_place &&
+             ((err = check_counts(call, comm, a->scounts, "sendcounts", a->sdispls, "sdispls",
+                                  size)) ||
+              (err = check_type_arg(call, comm, "sendtype", a->stype)) ||
+              (err = check_data_v(call, comm, a->sbuf, "sendbuf", a->scounts, "sendcounts",
+                                  a->stype, size)))) ||
+            (err = check_counts(call, comm, a->rcounts, "recvcounts", a->rdispls, "rdispls",
+                                size)) ||
+            (err = check_type_arg(call, comm, "recvtype", a->rtype)) ||
+            (err = check_data_v(call, comm, a->rbuf, "recvbuf", a->rcounts, "recvcounts",
+                                a->rtype, size)))
+            return err;
+        return check_alias(call, comm, a->sbuf, a->rbuf, !in_place, true);
+    default:
+        if ((!in_place &&
+             ((err = check_counts(call, comm, a->scounts, "sendcounts", a->sdispls, "sdispls",
+                                  size)) ||
+              (err = check_types(call, comm, a->stypes, "sendtypes", a->scounts, size)) ||
+              (err = check_data_w(call, comm, a->sbuf, "sendbuf", a->scounts, a->stypes,
+                                  "sendtypes", size)))) ||
+            (err = check_counts(call, comm, a->rcounts, "recvcounts", a->rdispls, "rdispls",
+                                size)) ||
+            (err = check_types(call, comm, a->rtypes, "recvtypes", a->rcounts, size)) ||
+            (err = check_data_w(call, comm, a->rbuf, "recvbuf", a->rcounts, a->rtypes,
+                                "recvtypes", size)))
+            return err;
+        return check_alias(call, comm, a->sbuf, a->rbuf, !in_place, true);
+    }
+}
+
+/* The reductions: reduce (root), allreduce, reduce_scatter(_block), scan,
+ * exscan. */
+static int check_reduce(const char *call, MPI_Comm comm, int me, const myr_coll_args *a)
+{
+    int err, size = myr_comm_size(comm);
+    bool rooted = a->kind == MYR_COLL_REDUCE;
+    bool receives = !rooted || me == a->root;
+    /* Elements in sendbuf (0 or not is what matters here) and recvbuf. */
+    int scount = a->count, rcount = a->count;
+    if (a->kind == MYR_COLL_REDUCE_SCATTER) {
+        if ((err = check_counts(call, comm, a->rcounts, "recvcounts", NULL, NULL, size)))
+            return err;
+        scount = 0;
+        for (int r = 0; r < size && !scount; r++)
+            scount = a->rcounts[r];
+        rcount = a->rcounts[me];
+    } else if ((err = myr_check_count(call, comm,
+                                      a->kind == MYR_COLL_REDUCE_SCATTER_BLOCK ? "recvcount"
+                                                                               : "count",
+                                      a->count))) {
+        return err;
+    }
+    if ((err = check_type_arg(call, comm, "datatype", a->type)) ||
+        (err = myr_check_op(call, comm, a->op, a->type)) ||
+        (rooted && (err = check_root(call, comm, a->root))) ||
+        (rooted && (err = check_in_place_at_root(call, comm, a->sbuf, "sendbuf", me, a->root))))
+        return err;
+    if (a->sbuf != MPI_IN_PLACE &&
+        (err = check_data(call, comm, a->sbuf, "sendbuf", scount, a->type)))
+        return err;
+    if (!receives)
+        return MPI_SUCCESS;
+    if (a->rbuf == MPI_IN_PLACE)
+        return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                             "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
+    if ((err = check_data(call, comm, a->rbuf, "recvbuf", rcount, a->type)))
+        return err;
+    return check_alias(call, comm, a->sbuf, a->rbuf, scount > 0 && a->type->size > 0, true);
+}
+
+static int check_args(const char *call, MPI_Comm comm, myr_rank *self, const myr_coll_args *a)
+{
+    int me = myr_comm_rank(comm, self);
+    switch (a->kind) {
+    case MYR_COLL_BARRIER:
+        return MPI_SUCCESS;
+    case MYR_COLL_BCAST:
+        return check_bcast(call, comm, a);
+    case MYR_COLL_GATHER:
+    case MYR_COLL_GATHERV:
+        return check_gather(call, comm, me, a);
+    case MYR_COLL_SCATTER:
+    case MYR_COLL_SCATTERV:
+        return check_scatter(call, comm, me, a);
+    case MYR_COLL_ALLGATHER:
+    case MYR_COLL_ALLGATHERV:
+        return check_allgather(call, comm, a);
+    case MYR_COLL_ALLTOALL:
+    case MYR_COLL_ALLTOALLV:
+    case MYR_COLL_ALLTOALLW:
+        return check_alltoall(call, comm, a);
+    default:
+        return check_reduce(call, comm, me, a);
+    }
+}
+
+/* Check and run the collective `a` (MPI name `call`) on comm. */
+static int coll_call(const char *call, MPI_Comm comm, const myr_coll_args *a)
+{
     int err;
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = check_allreduce(call, sendbuf, recvbuf, count, datatype, op, comm)))
+    if ((err = myr_check_comm(call, comm)))
         return err;
-    myr_coll_nb_drain(comm, self);
+    if (comm->kind == MYR_COMM_INTER)
+        return myr_inter_coll(call, comm, a);
+    if ((err = check_args(call, comm, self, a)))
+        return err;
+    myr_coll_nb_drain(comm, self);   /* after the rank's nonblocking ones */
     const char *why = NULL;
-    err = myr_coll_allreduce(comm, self, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
-                             recvbuf, count, datatype, op, &why);
+    err = myr_coll_run(comm, self, a, &why);
     return raise_coll(call, comm, err, why);
 }
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) MYR_PMPI(Allreduce);
 
-/* ---- nonblocking forms (the engine: coll/nbc.c) -------------------------
+/* ---- nonblocking forms (the engine: coll/nbc.c) ----------------------------------
  *
- * Each checks what its blocking form checks, copies the arguments the
- * algorithm needs (taking a reference to each datatype, which the user may
- * free before completion), and starts the blocking algorithm on the
- * engine. */
+ * An I-form checks what its blocking form checks, then hands the engine a
+ * copy of the arguments that outlives the call: the count, displacement
+ * and type arrays are copied (one block, freed at completion) and every
+ * datatype gains a reference, since the user may free types before the
+ * operation completes. The engine runs the blocking algorithm, in call
+ * order with the rank's other collectives on the communicator. */
 
-static int start_nb(const char *call, MPI_Comm comm, myr_rank *self, myr_coll_nb_fn fn,
-                    const void *args, size_t size, myr_coll_nb_cleanup cleanup,
-                    MPI_Request *request)
+typedef struct nb_args {
+    myr_coll_args a;
+    int n;                 /* the communicator's size: the arrays' length */
+    void *arrays;          /* the copies the pointers of `a` point into */
+} nb_args;
+
+static int nb_run(MPI_Comm comm, myr_rank *self, void *args, const char **why)
 {
-    int err = myr_coll_nb_start(comm, self, call, fn, args, size, cleanup, request);
-    if (err)
-        return myr_mpi_error(comm, err, call, "out of memory for a nonblocking collective");
-    return MPI_SUCCESS;
+    return myr_coll_run(comm, self, &((nb_args *)args)->a, why);
 }
 
-static int run_barrier(MPI_Comm comm, myr_rank *self, void *args, const char **why)
+static void retain_type(MPI_Datatype t)
 {
-    (void)args;
-    return myr_coll_barrier(comm, self, why);
+    if (t != MPI_DATATYPE_NULL)
+        myr_datatype_retain(t);
 }
 
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+static void release_type(MPI_Datatype t)
 {
-    static const char call[] = "MPI_Ibarrier";
+    if (t != MPI_DATATYPE_NULL)
+        myr_datatype_release(t);
+}
+
+static void nb_types(const myr_coll_args *a, int n, void (*fn)(MPI_Datatype))
+{
+    MPI_Datatype one[] = {a->stype, a->rtype, a->type};
+    for (int i = 0; i < 3; i++)
+        fn(one[i]);
+    for (int i = 0; a->stypes && i < n; i++)
+        fn(a->stypes[i]);
+    for (int i = 0; a->rtypes && i < n; i++)
+        fn(a->rtypes[i]);
+}
+
+static void nb_cleanup(void *args)
+{
+    nb_args *c = args;
+    nb_types(&c->a, c->n, release_type);
+    free(c->arrays);
+}
+
+/* Copy the n-entry array at *p (if any) to *next, and point *p there. */
+#define NB_COPY_ARRAY(p, next, n)                                      \
+    do {                                                              \
+        if (p) {                                                      \
+            memcpy((next), (p), (size_t)(n) * sizeof *(p));           \
+            (p) = (void *)(next);                                     \
+            (next) = (char *)(next) + (size_t)(n) * sizeof *(p);      \
+        }                                                             \
+    } while (0)
+
+static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args,
+                      MPI_Request *request)
+{
     int err;
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
     if ((err = myr_check_intra(call, comm)) ||
-        (err = myr_check_pointer(call, comm, request, "request")))
+        (err = myr_check_pointer(call, comm, request, "request")) ||
+        (err = check_args(call, comm, self, args)))
         return err;
-    return start_nb(call, comm, self, run_barrier, NULL, 0, NULL, request);
+    nb_args c = {.a = *args};
+    c.a.nonblocking = true;
+    int n = c.n = myr_comm_size(comm);
+    size_t ints = (size_t)n * ((c.a.scounts != NULL) + (c.a.sdispls != NULL) +
+                               (c.a.rcounts != NULL) + (c.a.rdispls != NULL));
+    size_t types = (size_t)n * ((c.a.stypes != NULL) + (c.a.rtypes != NULL));
+    if (ints + types > 0) {
+        /* Types first: the stricter alignment. */
+        char *next = c.arrays = malloc(types * sizeof(MPI_Datatype) + ints * sizeof(int));
+        if (!c.arrays)
+            return myr_mpi_error(comm, MPI_ERR_NO_MEM, call,
+                                 "out of memory for a nonblocking collective's arguments");
+        NB_COPY_ARRAY(c.a.stypes, next, n);
+        NB_COPY_ARRAY(c.a.rtypes, next, n);
+        NB_COPY_ARRAY(c.a.scounts, next, n);
+        NB_COPY_ARRAY(c.a.sdispls, next, n);
+        NB_COPY_ARRAY(c.a.rcounts, next, n);
+        NB_COPY_ARRAY(c.a.rdispls, next, n);
+    }
+    nb_types(&c.a, n, retain_type);
+    /* On failure the engine has already called nb_cleanup. */
+    if ((err = myr_coll_nb_start(comm, self, call, nb_run, &c, sizeof c, nb_cleanup, request)))
+        return myr_mpi_error(comm, err, call, "out of memory for a nonblocking collective");
+    return MPI_SUCCESS;
+}
+
+/* Run (nb false) or start (nb true, *request) the collective `a`. */
+static int coll_start(MPI_Comm comm, const myr_coll_args *a, bool nb, MPI_Request *request)
+{
+    const char *call = myr_coll_name(a->kind, nb);
+    return nb ? icoll_call(call, comm, a, request) : coll_call(call, comm, a);
+}
+
+/* ---- the entry points: MPI_X and MPI_IX share one function -------------------------- */
+
+static int barrier(bool nb, MPI_Comm comm, MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_BARRIER};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Barrier(MPI_Comm comm)
+{
+    return barrier(false, comm, NULL);
+}
+int MPI_Barrier(MPI_Comm comm) MYR_PMPI(Barrier);
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    return barrier(true, comm, request);
 }
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) MYR_PMPI(Ibarrier);
 
-typedef struct bcast_args {
-    void *buf;
-    int count;
-    MPI_Datatype type;
-    int root;
-} bcast_args;
-
-static int run_bcast(MPI_Comm comm, myr_rank *self, void *args, const char **why)
+static int bcast(bool nb, void *buffer, int count, MPI_Datatype datatype, int root,
+                 MPI_Comm comm, MPI_Request *request)
 {
-    bcast_args *a = args;
-    return myr_coll_bcast(comm, self, a->buf, a->count, a->type, a->root, why);
+    myr_coll_args a = {.kind = MYR_COLL_BCAST, .rbuf = buffer, .count = count,
+                       .type = datatype, .root = root};
+    return coll_start(comm, &a, nb, request);
 }
-
-static void release_bcast(void *args)
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    myr_datatype_release(((bcast_args *)args)->type);
+    return bcast(false, buffer, count, datatype, root, comm, NULL);
 }
-
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+              MPI_Comm comm) MYR_PMPI(Bcast);
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
-    static const char call[] = "MPI_Ibcast";
-    int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
-    if (!self)
-        return err;
-    if ((err = check_bcast(call, buffer, count, datatype, root, comm)) ||
-        (err = myr_check_pointer(call, comm, request, "request")))
-        return err;
-    bcast_args a = {buffer, count, datatype, root};
-    myr_datatype_retain(datatype);
-    return start_nb(call, comm, self, run_bcast, &a, sizeof a, release_bcast, request);
+    return bcast(true, buffer, count, datatype, root, comm, request);
 }
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                MPI_Request *request) MYR_PMPI(Ibcast);
 
-typedef struct allreduce_args {
-    const void *in;
-    void *out;
-    int count;
-    MPI_Datatype type;
-    MPI_Op op;
-} allreduce_args;
-
-static int run_allreduce(MPI_Comm comm, myr_rank *self, void *args, const char **why)
+static int gather(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
 {
-    allreduce_args *a = args;
-    return myr_coll_allreduce(comm, self, a->in, a->out, a->count, a->type, a->op, why);
+    myr_coll_args a = {.kind = MYR_COLL_GATHER, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+                       .rtype = recvtype, .root = root};
+    return coll_start(comm, &a, nb, request);
 }
-
-static void release_allreduce(void *args)
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    myr_datatype_release(((allreduce_args *)args)->type);
+    return gather(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  NULL);
 }
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) MYR_PMPI(Gather);
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    return gather(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  request);
+}
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Request *request) MYR_PMPI(Igather);
 
+static int gatherv(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int displs[],
+                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_GATHERV, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
+                       .rdispls = displs, .rtype = recvtype, .root = root};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
+{
+    return gatherv(false, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                   root, comm, NULL);
+}
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm) MYR_PMPI(Gatherv);
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return gatherv(true, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                   root, comm, request);
+}
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request) MYR_PMPI(Igatherv);
+
+static int scatter(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_SCATTER, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+                       .rtype = recvtype, .root = root};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return scatter(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                   comm, NULL);
+}
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root,
+                MPI_Comm comm) MYR_PMPI(Scatter);
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    return scatter(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                   request);
+}
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request) MYR_PMPI(Iscatter);
+
+static int scatterv(bool nb, const void *sendbuf, const int sendcounts[], const int displs[],
+                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_SCATTERV, .sbuf = sendbuf, .scounts = sendcounts,
+                       .sdispls = displs, .stype = sendtype, .rbuf = recvbuf,
+                       .rcount = recvcount, .rtype = recvtype, .root = root};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
+{
+    return scatterv(false, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                    root, comm, NULL);
+}
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm) MYR_PMPI(Scatterv);
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request *request)
+{
+    return scatterv(true, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                    root, comm, request);
+}
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request *request) MYR_PMPI(Iscatterv);
+
+static int allgather(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLGATHER, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+                       .rtype = recvtype};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgather(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                     NULL);
+}
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) MYR_PMPI(Allgather);
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return allgather(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                     request);
+}
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request *request) MYR_PMPI(Iallgather);
+
+static int allgatherv(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLGATHERV, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
+                       .rdispls = displs, .rtype = recvtype};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
+{
+    return allgatherv(false, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                      recvtype, comm, NULL);
+}
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm) MYR_PMPI(Allgatherv);
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return allgatherv(true, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                      comm, request);
+}
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request) MYR_PMPI(Iallgatherv);
+
+static int alltoall(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLTOALL, .sbuf = sendbuf, .scount = sendcount,
+                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+                       .rtype = recvtype};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoall(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                    NULL);
+}
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) MYR_PMPI(Alltoall);
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return alltoall(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                    request);
+}
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                  MPI_Request *request) MYR_PMPI(Ialltoall);
+
+static int alltoallv(bool nb, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLTOALLV, .sbuf = sendbuf, .scounts = sendcounts,
+                       .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf,
+                       .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoallv(false, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                     rdispls, recvtype, comm, NULL);
+}
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype,
+                  MPI_Comm comm) MYR_PMPI(Alltoallv);
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    return alltoallv(true, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                     recvtype, comm, request);
+}
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request *request) MYR_PMPI(Ialltoallv);
+
+static int alltoallw(bool nb, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                     MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLTOALLW, .sbuf = sendbuf, .scounts = sendcounts,
+                       .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf,
+                       .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return alltoallw(false, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                     rdispls, recvtypes, comm, NULL);
+}
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                  const int rdispls[], const MPI_Datatype recvtypes[],
+                  MPI_Comm comm) MYR_PMPI(Alltoallw);
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request)
+{
+    return alltoallw(true, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                     rdispls, recvtypes, comm, request);
+}
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                   MPI_Request *request) MYR_PMPI(Ialltoallw);
+
+static int reduce(bool nb, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf,
+                       .count = count, .type = datatype, .op = op, .root = root};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
+{
+    return reduce(false, sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+}
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm) MYR_PMPI(Reduce);
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce(true, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request *request) MYR_PMPI(Ireduce);
+
+static int allreduce(bool nb, const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLREDUCE, .sbuf = sendbuf, .rbuf = recvbuf,
+                       .count = count, .type = datatype, .op = op};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm)
+{
+    return allreduce(false, sendbuf, recvbuf, count, datatype, op, comm, NULL);
+}
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm) MYR_PMPI(Allreduce);
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Iallreduce";
-    int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
-    if (!self)
-        return err;
-    if ((err = check_allreduce(call, sendbuf, recvbuf, count, datatype, op, comm)) ||
-        (err = myr_check_pointer(call, comm, request, "request")))
-        return err;
-    allreduce_args a = {sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count,
-                        datatype, op};
-    myr_datatype_retain(datatype);
-    return start_nb(call, comm, self, run_allreduce, &a, sizeof a, release_allreduce,
-                    request);
+    return allreduce(true, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm, MPI_Request *request) MYR_PMPI(Iallreduce);
+
+static int reduce_scatter(bool nb, const void *sendbuf, void *recvbuf, const int recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_REDUCE_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf,
+                       .rcounts = recvcounts, .type = datatype, .op = op};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter(false, sendbuf, recvbuf, recvcounts, datatype, op, comm, NULL);
+}
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm) MYR_PMPI(Reduce_scatter);
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_scatter(true, sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+}
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        MPI_Request *request) MYR_PMPI(Ireduce_scatter);
+
+static int reduce_scatter_block(bool nb, const void *sendbuf, void *recvbuf, int recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_REDUCE_SCATTER_BLOCK, .sbuf = sendbuf,
+                       .rbuf = recvbuf, .count = recvcount, .type = datatype, .op = op};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter_block(false, sendbuf, recvbuf, recvcount, datatype, op, comm, NULL);
+}
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm) MYR_PMPI(Reduce_scatter_block);
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request)
+{
+    return reduce_scatter_block(true, sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+}
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request) MYR_PMPI(Ireduce_scatter_block);
+
+static int scan(bool nb, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_SCAN, .sbuf = sendbuf, .rbuf = recvbuf,
+                       .count = count, .type = datatype, .op = op};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm)
+{
+    return scan(false, sendbuf, recvbuf, count, datatype, op, comm, NULL);
+}
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm) MYR_PMPI(Scan);
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Request *request)
+{
+    return scan(true, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request) MYR_PMPI(Iscan);
+
+static int exscan(bool nb, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    myr_coll_args a = {.kind = MYR_COLL_EXSCAN, .sbuf = sendbuf, .rbuf = recvbuf,
+                       .count = count, .type = datatype, .op = op};
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+{
+    return exscan(false, sendbuf, recvbuf, count, datatype, op, comm, NULL);
+}
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm) MYR_PMPI(Exscan);
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return exscan(true, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Request *request) MYR_PMPI(Iexscan);

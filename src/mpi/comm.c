@@ -45,6 +45,27 @@ static int split(const char *call, MPI_Comm comm, myr_rank *self, int color, int
     return finish(call, comm, self, err, why, made, newcomm);
 }
 
+/* A duplicate also takes the parent's attributes (as their copy callbacks
+ * decide) and the given hints (attr.c, info.c). */
+static int dup(const char *call, MPI_Comm comm, myr_rank *self, MPI_Info hints,
+               MPI_Comm *newcomm)
+{
+    MPI_Comm made = MPI_COMM_NULL;
+    int err = split(call, comm, self, 0, myr_comm_rank(comm, self), &made);
+    if (err)
+        return err;
+    if ((err = myr_comm_hints_copy(call, made, hints)) ||
+        (err = myr_attr_comm_copy_all(comm, made, call))) {
+        myr_comm_hints_drop(made);
+        myr_errhandler_detach(made, self);
+        myr_comm_release(made);
+        return err;
+    }
+    myr_comm_topo_inherit(comm, made);   /* a duplicate keeps the topology */
+    *newcomm = made;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Comm_dup";
@@ -54,12 +75,25 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return err;
     if ((err = myr_check_intra(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
         return err;
-    err = split(call, comm, self, 0, myr_comm_rank(comm, self), newcomm);
-    if (err == MPI_SUCCESS)
-        myr_comm_topo_inherit(comm, *newcomm);   /* a duplicate keeps the topology */
-    return err;
+    return dup(call, comm, self, myr_comm_local_of(comm, self)->hints, newcomm);
 }
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) MYR_PMPI(Comm_dup);
+
+/* MPI_INFO_NULL: the duplicate has no hints. */
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Comm_dup_with_info";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = myr_check_intra(call, comm)) || (err = myr_check_info(call, comm, info, true)) ||
+        (err = check_newcomm(call, comm, newcomm)))
+        return err;
+    return dup(call, comm, self, info, newcomm);
+}
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+    MYR_PMPI(Comm_dup_with_info);
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
@@ -95,10 +129,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
         return myr_mpi_error(comm, MPI_ERR_ARG, call,
                              "invalid split_type %d (valid: MPI_COMM_TYPE_SHARED, "
                              "MPIX_COMM_TYPE_PROCESS, MPI_UNDEFINED)", split_type);
-    /* No info object exists yet. */
-    if (info != MPI_INFO_NULL)
-        return myr_mpi_error(comm, MPI_ERR_INFO, call,
-                             "invalid info handle %p (valid: MPI_INFO_NULL)", (void *)info);
+    /* No hint of MPI_Comm_split_type is acted on. */
+    if ((err = myr_check_info(call, comm, info, true)))
+        return err;
     return split(call, comm, self, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key,
                  newcomm);
 }
@@ -193,6 +226,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if ((*comm)->kind < MYR_COMM_INTRA)
         return myr_mpi_error(*comm, MPI_ERR_COMM, call, "%s cannot be freed",
                              (*comm)->name);
+    if ((err = myr_attr_comm_delete_all(*comm, call)))
+        return err;
+    myr_comm_hints_drop(*comm);
     myr_errhandler_detach(*comm, self);
     myr_comm_release(*comm);
     *comm = MPI_COMM_NULL;

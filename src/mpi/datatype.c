@@ -647,8 +647,13 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     myr_dt_entry e = {0, 1, oldtype};
     err = finish(call, 1, &e, 1, 0, 0, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype,
                  newtype);
-    if (!err)
-        (*newtype)->committed = oldtype->committed;  /* MPI: dup keeps the commit */
+    if (err)
+        return err;
+    (*newtype)->committed = oldtype->committed;  /* MPI: dup keeps the commit */
+    if ((err = myr_attr_type_copy_all(oldtype, *newtype, call))) {
+        myr_datatype_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+    }
     return err;
 }
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) MYR_PMPI(Type_dup);
@@ -685,6 +690,8 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if ((*datatype)->predefined)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
                              "cannot free the predefined datatype %s", (*datatype)->name);
+    if ((err = myr_attr_type_delete_all(*datatype, call)))
+        return err;
     myr_datatype_release(*datatype);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;

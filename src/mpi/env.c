@@ -126,11 +126,17 @@ int PMPI_Finalize(void)
     myr_rank *self = myr_mpi_enter("MPI_Finalize", &err);
     if (!self)
         return err;
+    /* First, while MPI is still usable by the callbacks: the attributes
+     * (MPI_COMM_SELF's first, MPI 3.1 8.7.1) and hints of the predefined
+     * communicators. A failed callback still lets the rank finalize. */
+    err = myr_attr_finalize(self);
+    myr_comm_hints_drop(MPI_COMM_SELF);
+    myr_comm_hints_drop(MPI_COMM_WORLD);
     if (!arrive_at_finalize(self))
         myr_wait_until(self, all_ranks_arrived, NULL);
     myr_errhandlers_finalize(self);
     self->init_state = 2;
-    return MPI_SUCCESS;
+    return err;
 }
 int MPI_Finalize(void) MYR_PMPI(Finalize);
 
@@ -339,7 +345,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size) MYR_PMPI(Comm_size);
  * future RMA window or network registration wants it). */
 #define MYR_ALLOC_MEM_ALIGN 64
 
-/* No info object exists yet, so `info` must be MPI_INFO_NULL. */
+/* No hint of MPI_Alloc_mem is acted on. */
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     static const char call[] = "MPI_Alloc_mem";
@@ -349,9 +355,8 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     if (size < 0)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
                              "invalid size %jd (must be >= 0)", (intmax_t)size);
-    if (info != MPI_INFO_NULL)
-        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_INFO, call,
-                             "invalid info handle %p (valid: MPI_INFO_NULL)", (void *)info);
+    if ((err = myr_check_info(call, MPI_COMM_NULL, info, true)))
+        return err;
     if (!baseptr)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "baseptr is NULL");
     void *p = NULL;

@@ -233,10 +233,9 @@ static bool valid_handler(MPI_Errhandler h)
     return h && h->magic == MYR_MAGIC_ERRHANDLER;
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
-                                MPI_Errhandler *errhandler)
+int myr_errhandler_create(const char *call, MPI_Comm_errhandler_function *function,
+                          MPI_Errhandler *errhandler)
 {
-    static const char call[] = "MPI_Comm_create_errhandler";
     int err;
     if (!myr_mpi_enter(call, &err))
         return err;
@@ -252,12 +251,17 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
     *errhandler = h;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+                                MPI_Errhandler *errhandler)
+{
+    return myr_errhandler_create("MPI_Comm_create_errhandler", function, errhandler);
+}
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
                                MPI_Errhandler *errhandler) MYR_PMPI(Comm_create_errhandler);
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+int myr_errhandler_set(const char *call, MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    static const char call[] = "MPI_Comm_set_errhandler";
     int err;
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
@@ -279,12 +283,16 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     handler_release(old);
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return myr_errhandler_set("MPI_Comm_set_errhandler", comm, errhandler);
+}
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     MYR_PMPI(Comm_set_errhandler);
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+int myr_errhandler_get(const char *call, MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    static const char call[] = "MPI_Comm_get_errhandler";
     int err;
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
@@ -296,6 +304,11 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     /* A new handle: the user frees it with MPI_Errhandler_free. */
     *errhandler = handler_acquire(comm, self);
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return myr_errhandler_get("MPI_Comm_get_errhandler", comm, errhandler);
 }
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     MYR_PMPI(Comm_get_errhandler);

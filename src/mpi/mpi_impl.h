@@ -65,11 +65,72 @@ int myr_check_pointer(const char *call, MPI_Comm comm, const void *p,
                       const char *what);
 
 int myr_check_group(const char *call, MPI_Group g, const char *what);
+/* A valid op defined for `type` (mpi/op.c): MPI_ERR_OP naming the op, the
+ * type and what the op takes. */
+int myr_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype type);
 
 /* A new communicator starts with its parent's error handler (for rank
  * `self`); a freed one lets go of its user handler. */
 void myr_errhandler_inherit(MPI_Comm parent, MPI_Comm child, myr_rank *self);
 void myr_errhandler_detach(MPI_Comm comm, myr_rank *self);
+
+/* The bodies of MPI_Comm_create_errhandler, _set_errhandler and
+ * _get_errhandler, raising errors as `call` (MPI-1's names use them). */
+int myr_errhandler_create(const char *call, MPI_Comm_errhandler_function *function,
+                          MPI_Errhandler *errhandler);
+int myr_errhandler_set(const char *call, MPI_Comm comm, MPI_Errhandler errhandler);
+int myr_errhandler_get(const char *call, MPI_Comm comm, MPI_Errhandler *errhandler);
+
+/* ---- info objects and hints (info.c) -------------------------------------- */
+
+/* A valid info object (or MPI_INFO_NULL, when allow_null). */
+int myr_check_info(const char *call, MPI_Comm comm, MPI_Info info, bool allow_null);
+/* The calling rank's hints of `comm` become a copy of `hints` (none for
+ * MPI_INFO_NULL); MPI_SUCCESS or the raised MPI_ERR_NO_MEM. */
+int myr_comm_hints_copy(const char *call, MPI_Comm comm, MPI_Info hints);
+/* Forget the calling rank's hints of `comm` (when it is freed). */
+void myr_comm_hints_drop(MPI_Comm comm);
+
+/* ---- attributes (attr.c) ---------------------------------------------------- */
+
+/* Copy the calling rank's attributes of oldcomm to newcomm (new, not yet
+ * the user's), running the copy callbacks (MPI_Comm_dup and its
+ * variants). On a callback's error the copies made are deleted again and
+ * the error is raised on oldcomm, as `call`: the caller then frees
+ * newcomm. Returns MPI_SUCCESS or the raised error. */
+int myr_attr_comm_copy_all(MPI_Comm oldcomm, MPI_Comm newcomm, const char *call)
+    __attribute__((warn_unused_result));
+/* Delete the calling rank's attributes of comm, newest first, running the
+ * delete callbacks (MPI_Comm_free). A callback's error is raised on comm
+ * and stops there (the comm must then not be freed). */
+int myr_attr_comm_delete_all(MPI_Comm comm, const char *call)
+    __attribute__((warn_unused_result));
+/* The same for datatypes (MPI_Type_dup, MPI_Type_free); errors go to the
+ * MPI_COMM_WORLD handler. */
+int myr_attr_type_copy_all(MPI_Datatype oldtype, MPI_Datatype newtype, const char *call)
+    __attribute__((warn_unused_result));
+int myr_attr_type_delete_all(MPI_Datatype type, const char *call)
+    __attribute__((warn_unused_result));
+/* At MPI_Finalize: delete MPI_COMM_SELF's attributes (in reverse order of
+ * setting, MPI 3.1 8.7.1), then MPI_COMM_WORLD's, then those on predefined
+ * datatypes. A failing delete callback does not stop the others; the first
+ * error of each object is raised, and the first of all returned. */
+int myr_attr_finalize(myr_rank *self);
+/* The communicator attribute calls, raising errors as `call` (MPI-1's
+ * MPI_Keyval_create, MPI_Attr_put... use them). */
+int myr_attr_comm_create_keyval(const char *call, MPI_Comm_copy_attr_function *copy_fn,
+                                MPI_Comm_delete_attr_function *delete_fn, int *keyval,
+                                void *extra_state);
+int myr_attr_comm_free_keyval(const char *call, int *keyval);
+int myr_attr_comm_set(const char *call, MPI_Comm comm, int keyval, void *attribute_val);
+int myr_attr_comm_get(const char *call, MPI_Comm comm, int keyval, void *attribute_val,
+                      int *flag);
+int myr_attr_comm_delete(const char *call, MPI_Comm comm, int keyval);
+
+/* A blocking collective on an intercommunicator (intercoll.c): checks the
+ * arguments and runs it; `call` names it in messages. */
+struct myr_coll_args;
+int myr_inter_coll(const char *call, MPI_Comm ic, const struct myr_coll_args *a);
 
 /* The largest tag value (MPI_TAG_UB). */
 #define MYR_TAG_UB 0x7fffffff

@@ -211,7 +211,7 @@ static void allreduce_integer_types(int rank)
 
 /* Floating-point values whose sum depends on the order of addition (large
  * and small magnitudes mixed): the result equals the serial fold in rank
- * order, bit for bit. */
+ * order, x0 op (x1 op (... op x[N-1])), bit for bit. */
 static double fvalue(int r, int i)
 {
     double big = (r % 3 == 0) ? 1e16 : 1.0;
@@ -231,14 +231,14 @@ static double fvalue(int r, int i)
             /* each rank checks every size-th element (the check is serial) */ \
             for (int i = rank % size; i < (N); i += size) {                         \
                 T acc = 0;                                                          \
-                for (int r = 0; r < size; r++) {                                    \
+                for (int r = size - 1; r >= 0; r--) {                               \
                     T v = (T)(o == 1 ? 1.0 + fvalue(r, i) * 1e-18 : fvalue(r, i));  \
-                    if (r == 0)                                                     \
+                    if (r == size - 1)                                              \
                         acc = v;                                                    \
                     else if (o == 0)                                                \
-                        acc = acc + v;                                              \
+                        acc = v + acc;                                              \
                     else if (o == 1)                                                \
-                        acc = acc * v;                                              \
+                        acc = v * acc;                                              \
                     else if (o == 2)                                                \
                         acc = v < acc ? v : acc;                                    \
                     else                                                            \

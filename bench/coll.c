@@ -1,0 +1,423 @@
+/*
+ * coll.c — coll_bench: latency of small collectives among all the ranks of
+ * MPI_COMM_WORLD, for scripts/bench-coll to print Myriad, Open MPI and
+ * MPICH side by side (one portable MPI-3.1 source, built by each).
+ *
+ *   barrier    MPI_Barrier
+ *   allreduce  MPI_Allreduce of 1 double (MPI_SUM)
+ *   rooted     TMPI's table: MPI_Reduce of 1 int (MPI_SUM), MPI_Bcast of
+ *              1 int and MPI_Allreduce of 1 double, with the root
+ *                same      rank 0 every time
+ *                rotating  rank i mod N at iteration i
+ *                combo     fixed for --combo iterations (default 8), then
+ *                          the next rank
+ *              (MPI_Allreduce has no root: it is measured once, "none").
+ *
+ * Method (FG-MPI's Table II): the ranks line up on a barrier, each times
+ * a loop of n back-to-back operations and takes its mean per operation;
+ * a figure is the MAXIMUM over the ranks of that mean (the rank that took
+ * longest sets the pace of a real program), the best of --reps runs, each
+ * run calibrated to about --time ms. Rank 0's own mean and the minimum
+ * over the ranks are printed too. Every operation's result is checked.
+ *
+ * Time cap: during calibration, when operations take longer than
+ * --budget-us (the maximum over the ranks of the mean of a run, in two
+ * runs in a row), the figure is given up and
+ * reported as too slow with the per-operation time measured so far (an
+ * oversubscribed library that spins can take milliseconds per barrier);
+ * scripts/bench-coll also puts a wall-clock limit on every run.
+ *
+ * MPI_Reduce: a library without it is reported "n/a" rather than failing
+ * the run. Under Myriad (whose MPI_Reduce came after this benchmark) the
+ * function is referenced weakly, so a library without it still links and
+ * the rows say so; in any library, MPI_ERR_UNSUPPORTED_OPERATION from it
+ * (errors return during the rooted tests) says the same.
+ *
+ * Output (rank 0): '#' lines are comments;
+ *   figure OP ROOT N ITERS BEST_US MEDIAN_US RANK0_US MIN_US
+ *   skip OP ROOT N REASON [PER_OP_US]     REASON: too_slow, n/a_MPI_Reduce_missing
+ * Ranks share a process under Myriad: no mutable global state here.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
+#endif
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_REPS 101
+
+#ifdef MYRIAD_VERSION
+/* The standard prototype, weak: NULL when the library lacks it. */
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+               MPI_Op op, int root, MPI_Comm comm) __attribute__((weak));
+#define HAVE_REDUCE (MPI_Reduce != NULL)
+#else
+#define HAVE_REDUCE 1
+#endif
+
+enum test_bit { TEST_BARRIER = 1, TEST_ALLREDUCE = 2, TEST_ROOTED = 4 };
+enum coll { COLL_BARRIER, COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST };
+enum root_mode { ROOT_NONE, ROOT_SAME, ROOT_ROTATING, ROOT_COMBO };
+
+static const char *const coll_name[] = {"barrier", "allreduce", "reduce", "bcast"};
+static const char *const root_name[] = {"none", "same", "rotating", "combo"};
+
+typedef struct options {
+    unsigned tests;
+    double run_s;      /* target duration of one timed run */
+    int reps;
+    double budget_s;   /* per operation, beyond which a figure is given up */
+    int combo;         /* iterations per root in the combo pattern */
+    int quick;
+} options;
+
+typedef struct bench {
+    const options *opt;
+    int rank, size;
+} bench;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#define COLL_STR2(x) #x
+#define COLL_STR(x) COLL_STR2(x)
+
+static const char *library_name(void)
+{
+#if defined(MYRIAD_VERSION)
+    return "Myriad " MYRIAD_VERSION;
+#elif defined(OMPI_MAJOR_VERSION)
+    return "Open MPI " COLL_STR(OMPI_MAJOR_VERSION) "." COLL_STR(OMPI_MINOR_VERSION)
+        "." COLL_STR(OMPI_RELEASE_VERSION);
+#elif defined(MPICH_VERSION)
+    return "MPICH " MPICH_VERSION;
+#else
+    return "unknown MPI";
+#endif
+}
+
+static int root_at(const bench *b, int mode, long i)
+{
+    switch (mode) {
+    case ROOT_ROTATING: return (int)(i % b->size);
+    case ROOT_COMBO: return (int)((i / b->opt->combo) % b->size);
+    default: return 0;
+    }
+}
+
+/* n operations back to back; the seconds this rank took. *err: the first
+ * error code (the loop stops there: with errors returned, every rank gets
+ * the same one from these calls); *wrong: results that were not right. */
+static double run_loop(const bench *b, int coll, int mode, long n, int *err, long *wrong)
+{
+    const int sum_int = b->size * (b->size + 1) / 2;
+    const double sum_double = (double)sum_int;
+    double mine = b->rank + 1.0, total = 0;
+    int rc = MPI_SUCCESS;
+    double t0 = now_s();
+    for (long i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        int root = root_at(b, mode, i);
+        switch (coll) {
+        case COLL_BARRIER:
+            rc = MPI_Barrier(MPI_COMM_WORLD);
+            break;
+        case COLL_ALLREDUCE:
+            rc = MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            *wrong += rc == MPI_SUCCESS && total != sum_double;
+            break;
+        case COLL_BCAST: {
+            int v = b->rank == root ? (int)(i & 0xffff) : -1;
+            rc = MPI_Bcast(&v, 1, MPI_INT, root, MPI_COMM_WORLD);
+            *wrong += rc == MPI_SUCCESS && v != (int)(i & 0xffff);
+            break;
+        }
+        case COLL_REDUCE: {
+            if (!HAVE_REDUCE) {
+                rc = MPI_ERR_UNSUPPORTED_OPERATION;
+                break;
+            }
+            int in = b->rank + 1, out = -1;
+            rc = MPI_Reduce(&in, &out, 1, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+            *wrong += rc == MPI_SUCCESS && b->rank == root && out != sum_int;
+            break;
+        }
+        }
+    }
+    double t = now_s() - t0;
+    *err = rc;
+    return t;
+}
+
+typedef struct result {
+    enum { RESULT_OK, RESULT_TOO_SLOW, RESULT_NO_REDUCE } status;
+    long n;
+    double best, median, rank0, min;   /* seconds per operation */
+    double slow;                       /* too slow: seconds per operation seen */
+} result;
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, c = *(const double *)y;
+    return (a > c) - (a < c);
+}
+
+static double max_over_ranks(double v)
+{
+    double m;
+    MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
+static double min_over_ranks(double v)
+{
+    double m;
+    MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    return m;
+}
+
+/* One timed run of n operations, all ranks lined up first. Every rank
+ * returns the maximum over the ranks of the per-operation mean. */
+static double timed_run(const bench *b, int coll, int mode, long n, int *err,
+                        double *rank0, double *min)
+{
+    long wrong = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = run_loop(b, coll, mode, n, err, &wrong);
+    double bad = max_over_ranks((double)wrong);
+    if (bad > 0) {
+        if (b->rank == 0)
+            fprintf(stderr, "coll_bench: %s (root %s) gave wrong results\n",
+                    coll_name[coll], root_name[mode]);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    double mean = t / (double)n;
+    double r0 = mean;
+    MPI_Bcast(&r0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank0)
+        *rank0 = r0;
+    if (min)
+        *min = min_over_ranks(mean);
+    return max_over_ranks(mean);
+}
+
+/* Calibrate n so that one run lasts about opt->run_s (the calibration runs
+ * are the warm-up, after 3 operations whose time is not judged: first
+ * calls may set things up), giving up when an operation exceeds the
+ * budget; then time opt->reps runs. All ranks take the same decisions:
+ * they are made on maxima over the ranks. */
+static result measure(const bench *b, int coll, int mode)
+{
+    const options *o = b->opt;
+    result r = {0};
+    long n = 2;
+    int err = MPI_SUCCESS;
+    if (!o->quick) {
+        timed_run(b, coll, mode, 3, &err, NULL, NULL);
+        int over = 0;
+        for (n = 1; err == MPI_SUCCESS;) {
+            double per = timed_run(b, coll, mode, n, &err, NULL, NULL);
+            if (err != MPI_SUCCESS)
+                break;
+            /* Twice in a row: one run may just have been preempted. */
+            if (per > o->budget_s) {
+                if (++over < 2)
+                    continue;
+                r.status = RESULT_TOO_SLOW;
+                r.slow = per;
+                return r;
+            }
+            over = 0;
+            if (per * (double)n >= o->run_s / 4 || n >= (1L << 30)) {
+                double next = per > 0 ? o->run_s / per : (double)n;
+                n = next < 4 ? 4 : next > (double)(1L << 30) ? 1L << 30 : (long)next;
+                break;
+            }
+            double next = per > 0 ? o->run_s / 4 / per : (double)n * 16;
+            n = next > (double)n * 16 ? n * 16 : next < (double)(2 * n) ? 2 * n : (long)next;
+        }
+    }
+    double v[MAX_REPS], rank0[MAX_REPS], min[MAX_REPS];
+    int best = 0, runs = 0;
+    for (; runs < o->reps && err == MPI_SUCCESS; runs++) {
+        v[runs] = timed_run(b, coll, mode, n, &err, &rank0[runs], &min[runs]);
+        if (v[runs] < v[best])
+            best = runs;
+    }
+    if (err == MPI_ERR_UNSUPPORTED_OPERATION && coll == COLL_REDUCE) {
+        r.status = RESULT_NO_REDUCE;
+        return r;
+    }
+    if (err != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(err, msg, &len);
+        if (b->rank == 0)
+            fprintf(stderr, "coll_bench: %s failed: %s\n", coll_name[coll], msg);
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    }
+    r.n = n;
+    r.rank0 = rank0[best];
+    r.min = min[best];
+    qsort(v, (size_t)runs, sizeof v[0], cmp_double);
+    r.best = v[0];
+    r.median = v[runs / 2];
+    return r;
+}
+
+static void report(const bench *b, int coll, int mode)
+{
+    result r = measure(b, coll, mode);
+    if (b->rank != 0)
+        return;
+    if (r.status == RESULT_TOO_SLOW)
+        printf("skip %-9s %-8s %5d too_slow %.3f\n", coll_name[coll], root_name[mode],
+               b->size, 1e6 * r.slow);
+    else if (r.status == RESULT_NO_REDUCE)
+        printf("skip %-9s %-8s %5d n/a_MPI_Reduce_missing\n", coll_name[coll],
+               root_name[mode], b->size);
+    else
+        printf("figure %-9s %-8s %5d %9ld %10.3f %10.3f %10.3f %10.3f\n", coll_name[coll],
+               root_name[mode], b->size, r.n, 1e6 * r.best, 1e6 * r.median,
+               1e6 * r.rank0, 1e6 * r.min);
+    fflush(stdout);
+}
+
+/* ---- options ---------------------------------------------------------------- */
+
+static int parse_tests(const char *s, unsigned *tests)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", s);
+    *tests = 0;
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        if (strcmp(t, "barrier") == 0)
+            *tests |= TEST_BARRIER;
+        else if (strcmp(t, "allreduce") == 0)
+            *tests |= TEST_ALLREDUCE;
+        else if (strcmp(t, "rooted") == 0)
+            *tests |= TEST_ROOTED;
+        else if (strcmp(t, "all") == 0)
+            *tests |= TEST_BARRIER | TEST_ALLREDUCE | TEST_ROOTED;
+        else
+            return -1;
+    }
+    return *tests ? 0 : -1;
+}
+
+static void usage(FILE *f, const char *prog)
+{
+    fprintf(f,
+        "usage: %s [options]   (any number of ranks)\n"
+        "  --test LIST      barrier,allreduce,rooted or all (default all)\n"
+        "  --time MS        target length of one timed run (default 100)\n"
+        "  --reps N         timed runs per figure (default 3)\n"
+        "  --budget-us US   give a figure up as too slow beyond this per\n"
+        "                   operation (default 2000)\n"
+        "  --combo K        rooted combo: iterations per root (default 8)\n"
+        "  --quick          tiny counts: checks that it runs; the figures\n"
+        "                   mean nothing\n", prog);
+}
+
+/* 0: run; 1: exit 0 (--help); 2: bad usage. Every rank parses argv. */
+static int parse_options(int argc, char **argv, options *o, int rank)
+{
+    *o = (options){.tests = TEST_BARRIER | TEST_ALLREDUCE | TEST_ROOTED, .run_s = 0.1,
+                   .reps = 3, .budget_s = 2e-3, .combo = 8};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (strcmp(a, "--quick") == 0) {
+            o->quick = 1;
+            o->reps = 1;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            if (rank == 0)
+                usage(stdout, argv[0]);
+            return 1;
+        }
+        if (!v) {
+            bad = 1;
+        } else if (strcmp(a, "--test") == 0) {
+            bad = parse_tests(v, &o->tests) != 0;
+        } else if (strcmp(a, "--time") == 0) {
+            o->run_s = atof(v) / 1e3;
+            bad = !(o->run_s > 0 && o->run_s < 100);
+        } else if (strcmp(a, "--reps") == 0) {
+            o->reps = atoi(v);
+            bad = o->reps < 1 || o->reps > MAX_REPS;
+        } else if (strcmp(a, "--budget-us") == 0) {
+            o->budget_s = atof(v) / 1e6;
+            bad = !(o->budget_s > 0);
+        } else if (strcmp(a, "--combo") == 0) {
+            o->combo = atoi(v);
+            bad = o->combo < 1;
+        } else {
+            bad = 1;
+        }
+        if (bad) {
+            if (rank == 0) {
+                fprintf(stderr, "coll_bench: bad option %s%s%s\n", a, v ? " " : "",
+                        v ? v : "");
+                usage(stderr, argv[0]);
+            }
+            return 2;
+        }
+        i++;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    bench b;
+    MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &b.size);
+    options opt;
+    int parsed = parse_options(argc, argv, &opt, b.rank);
+    if (parsed != 0) {
+        MPI_Finalize();
+        return parsed == 1 ? 0 : 2;
+    }
+    b.opt = &opt;
+    if (b.rank == 0) {
+        printf("coll_bench: collectives among %d ranks\n", b.size);
+        printf("library %s\n", library_name());
+        const char *workers = getenv("MYR_WORKERS");
+        if (workers)
+            printf("env MYR_WORKERS=%s\n", workers);
+        printf("# each figure: per-operation mean of a loop, maximum over the ranks, "
+               "best and median of %d runs of ~%.0f ms%s\n", opt.reps, opt.run_s * 1e3,
+               opt.quick ? " (--quick: tiny counts, the figures mean nothing)" : "");
+        printf("# too slow: one operation over %.0f us during calibration\n",
+               opt.budget_s * 1e6);
+        printf("# %-6s %-9s %-8s %5s %9s %10s %10s %10s %10s\n", "row", "op", "root", "N",
+               "iters", "best_us", "median_us", "rank0_us", "min_us");
+        fflush(stdout);
+    }
+    if (opt.tests & TEST_BARRIER)
+        report(&b, COLL_BARRIER, ROOT_NONE);
+    if (opt.tests & TEST_ALLREDUCE)
+        report(&b, COLL_ALLREDUCE, ROOT_NONE);
+    if (opt.tests & TEST_ROOTED) {
+        /* A library may lack MPI_Reduce: its error must come back. */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        for (int mode = ROOT_SAME; mode <= ROOT_COMBO; mode++)
+            report(&b, COLL_REDUCE, mode);
+        for (int mode = ROOT_SAME; mode <= ROOT_COMBO; mode++)
+            report(&b, COLL_BCAST, mode);
+        if (!(opt.tests & TEST_ALLREDUCE))
+            report(&b, COLL_ALLREDUCE, ROOT_NONE);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
+    MPI_Finalize();
+    return 0;
+}

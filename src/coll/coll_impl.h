@@ -1,0 +1,175 @@
+/*
+ * coll_impl.h — what the files of coll/ share: a communicator's collective
+ * state, the rounds every collective is made of (round.c explains the
+ * model and why it is race-free), and each collective's two parts (move.c,
+ * reduce.c). Internal to coll/.
+ */
+#ifndef MYR_COLL_COLL_IMPL_H
+#define MYR_COLL_COLL_IMPL_H
+
+#include "coll/coll.h"
+
+#include <stdint.h>
+
+/* A round that creates communicators (comm_create.c), besides the
+ * myr_coll_kind values. */
+enum { COLL_CREATE = MYR_COLL_KINDS_ };
+
+/* What a rank passes to a round; written by that rank before it arrives,
+ * read by the completer and, in a parallel phase, by every rank. The
+ * fields every check reads are here (one cache line per rank for the
+ * completer to read); the rest is behind `a`. */
+typedef struct coll_slot {
+    int kind;
+    bool nonblocking;
+    bool in_place;         /* sbuf (scatter: rbuf at the root) is MPI_IN_PLACE */
+    int root;
+    /* What this rank contributes: bcast the root's buffer, a reduction's
+     * input, gather's and allgather's block (allgather in place: the
+     * block in recvbuf where MPI says it is; gather in place at the root:
+     * nothing to move). */
+    const void *in;
+    int count;
+    MPI_Datatype type;
+    MPI_Op op;
+    long long total;       /* reduce_scatter: the sum of recvcounts */
+    const myr_coll_args *a;
+    int color, key;        /* COLL_CREATE */
+} coll_slot;
+
+/* A rank's new communicator, decided by the completer of a creation round. */
+typedef struct split_result {
+    myr_comm_shared *shared;   /* NULL: MPI_COMM_NULL */
+    int rank;
+} split_result;
+
+typedef struct coll_group {
+    _Alignas(MYR_CACHE_LINE) _Atomic int arrived;
+    _Atomic int leader;    /* the group's last arrival in its latest round */
+    int first, size;       /* ranks first .. first+size-1 */
+} coll_group;
+
+typedef struct coll_state {
+    /* Immutable once published. */
+    myr_rank *ranks;       /* the job it was built for */
+    const int *map;        /* comm rank -> job rank; NULL: the identity */
+    int size;
+    int ngroups;
+    coll_group *groups;
+    coll_slot *slots;      /* one per rank */
+
+    _Alignas(MYR_CACHE_LINE) _Atomic int top_arrived;
+    _Alignas(MYR_CACHE_LINE) _Atomic unsigned release;
+
+    /* Written by the completer, read by every rank after the release. */
+    _Alignas(MYR_CACHE_LINE) int err;
+    bool parallel;         /* each rank does its share, then a second round */
+    char why[256];
+    void *scratch;
+    size_t scratch_cap;
+    split_result *results; /* one per rank, allocated by the first creation */
+
+    /* The first error a rank finds in a parallel phase (0: none yet);
+     * every rank reads it after the second round. Reset by the completer
+     * of the next collective. */
+    _Alignas(MYR_CACHE_LINE) _Atomic int phase_err;
+    char phase_why[256];
+} coll_state;
+
+static inline myr_rank *coll_state_rank(const coll_state *s, int r)
+{
+    return &s->ranks[s->map ? s->map[r] : r];
+}
+
+/* ---- states and rounds (round.c) ---------------------------------------- */
+
+/* A state for `size` ranks (comm rank r is job rank map[r], or r for a NULL
+ * map); NULL when out of memory. */
+coll_state *coll_state_new(myr_rank *ranks, const int *map, int size);
+void coll_state_free(coll_state *s);
+/* The state of comm for the calling rank (built on first use for
+ * MPI_COMM_WORLD and MPI_COMM_SELF); NULL when out of memory. */
+coll_state *coll_state_of(MPI_Comm comm, myr_rank *self);
+
+/* Take part in one round as comm rank `me`, with slot `mine`: returns after
+ * the release, the completer's work (coll_complete) done. */
+void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine);
+/* The completer's work (coll.c): check the slots, then the collective's part. */
+void coll_complete(coll_state *s, const coll_slot *mine);
+/* The second round of a parallel collective: a plain barrier (no slot is
+ * written, nothing is checked, the completer does nothing). Returns the
+ * phase's error, if a rank reported one (coll_phase_fail). */
+int coll_round_end_phase(coll_state *s, myr_rank *self, int me, const char **why)
+    __attribute__((warn_unused_result));
+
+/* The round's error (completer only). Returns errclass. */
+int coll_fail(coll_state *s, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An error found by a rank in a parallel phase; the first one is kept. */
+void coll_phase_fail(coll_state *s, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Make scratch at least `bytes` big (completer only); false (and the
+ * round's error set) when out of memory. */
+bool coll_scratch_reserve(coll_state *s, size_t bytes);
+
+/* Whether the work of a round is worth a second round and all ranks: the
+ * completer alone would make `blocks` copies or folds of `bytes` bytes in
+ * all, while waking every rank once more costs about a kilobyte's copy per
+ * rank. Decided from the data only, never from the number of workers, so
+ * both paths run (and are tested) with any number of workers. */
+static inline bool coll_worth_parallel(const coll_state *s, size_t blocks, size_t bytes)
+{
+    return s->size > 1 && blocks * 64 + bytes > 8192 + (size_t)s->size * 1024;
+}
+
+/* ---- the collectives' parts ---------------------------------------------
+ *
+ * complete_X: the completer's part (every rank has arrived and its slot
+ * is checked against the others' by coll.c): either the whole work, or
+ * set s->parallel (and reserve scratch). finish_X: each rank's part after
+ * the release: copy its result out, or its share of a parallel phase and
+ * the second round. */
+
+void coll_complete_create(coll_state *s);
+
+void coll_complete_bcast(coll_state *s, const coll_slot *mine);
+int coll_finish_bcast(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
+                      const char **why);
+void coll_complete_gather(coll_state *s, const coll_slot *mine);
+int coll_finish_gather(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
+                       const char **why);
+void coll_complete_scatter(coll_state *s, const coll_slot *mine);
+int coll_finish_scatter(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
+                        const char **why);
+void coll_complete_allgather(coll_state *s, const coll_slot *mine);
+int coll_finish_allgather(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
+                          const char **why);
+void coll_complete_alltoall(coll_state *s, const coll_slot *mine);
+int coll_finish_alltoall(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
+                         const char **why);
+
+void coll_complete_reduce(coll_state *s, const coll_slot *mine);
+int coll_finish_reduce(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
+                       const char **why);
+void coll_complete_reduce_scatter(coll_state *s, const coll_slot *mine);
+int coll_finish_reduce_scatter(coll_state *s, myr_rank *self, int me,
+                               const coll_slot *mine, const char **why);
+void coll_complete_scan(coll_state *s, const coll_slot *mine);
+int coll_finish_scan(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
+                     const char **why);
+
+/* ---- small helpers -------------------------------------------------------- */
+
+/* buf + off as an address: buffers may be MPI_BOTTOM (NULL) with absolute
+ * displacements, where pointer arithmetic would be undefined. */
+static inline void *coll_at(const void *buf, MPI_Aint off)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)off);
+}
+
+static inline size_t coll_bytes(int count, MPI_Datatype type)
+{
+    return (size_t)count * type->size;
+}
+
+#endif

@@ -1,0 +1,292 @@
+/*
+ * round.c — the shared-memory round that every collective among the
+ * collocated ranks of a communicator is made of (no point-to-point
+ * messages).
+ *
+ * Model. A communicator has one collective state, shared by its ranks (for
+ * MPI_COMM_WORLD: one per job, built by the first collective call; for a
+ * created communicator: built with it, see comm_create.c; for
+ * MPI_COMM_SELF: one per rank, built by its first collective call). A
+ * collective call is one or two *rounds* of that state. In a round every
+ * rank
+ *   1. reads the round's number `release` (it cannot change before this
+ *      rank arrives, see below),
+ *   2. writes its slot: which collective, root, count, type, op, buffers,
+ *   3. arrives at its group's counter. The last rank of a group to arrive
+ *      (the group's leader for this round) resets the group counter and
+ *      arrives at the top counter. The last leader to arrive there (the
+ *      completer) resets the top counter, checks that all slots agree
+ *      (coll.c), does its part of the collective (coll_complete_X), and
+ *      publishes release + 1.
+ *   4. Every other rank waits for that in myr_wait_until: suspended, in no
+ *      ready queue, until a notification makes it re-check `release`.
+ *      Wake-ups form the same tree: the completer notifies the other
+ *      groups' leaders and its own group; each leader, when it runs again,
+ *      notifies its own group.
+ *   5. After the release, each rank does its part (coll_finish_X).
+ *
+ * The completer's part either does the whole collective (small data: it
+ * copies or folds straight between the ranks' buffers, or into scratch
+ * that each rank then copies its result from: one round), or only decides
+ * that the ranks share the work (s->parallel). Then, after the release,
+ * every rank copies its own share directly between the user buffers of
+ * the ranks (single copy: a gather's block goes from the sender's sendbuf
+ * into the root's recvbuf) and takes part in a second round, a plain
+ * barrier, before it returns: until then its buffers may be read and
+ * written by the others.
+ *
+ * The hierarchy's seam: the completer is the one rank that knows every
+ * collocated rank has arrived and is still inside the call. When a
+ * communicator spans several OS processes, the completer is where this
+ * process's leader will take part in the inter-process level (a spanning
+ * tree with one network edge per other OS process), exchanging this
+ * process's combined data before publishing the release; the rest of the
+ * round stays as it is.
+ *
+ * Groups are the blocks of consecutive ranks that the launcher
+ * (launch/rank_start.c) starts on the same worker (rank i on worker i*W/N),
+ * so in the common case one core touches a group counter and only one rank
+ * per worker touches the top counter; the grouping affects speed only,
+ * never results. A created communicator is grouped the same way by its own
+ * ranks (which need not share a worker: then only the speed differs).
+ *
+ * Why reuse from one round to the next is race-free:
+ * - `release` moves only after every rank has arrived, so a rank reading it
+ *   before arriving reads its own round's number.
+ * - A group counter is reset by its leader before the leader arrives at the
+ *   top; no rank of the group can arrive again before the release, which
+ *   comes after. The completer resets the top counter before the release.
+ * - A slot is written by its rank before it arrives, and rewritten only in
+ *   that rank's next collective. Others read it during the completer's
+ *   part and, in a parallel phase, until the second round: no rank can
+ *   start its next collective before that round's release.
+ * - After a one-round collective's release a rank reads only its own
+ *   arguments and what the completer published (err, why, parallel,
+ *   scratch, results); after a second round's release, only that and
+ *   phase_err/phase_why. All of these are rewritten only by the completer
+ *   of the next collective, once every rank has arrived there, i.e. has
+ *   finished with this one.
+ * - In a parallel phase each rank writes only its own share of the
+ *   receive buffers and of scratch, disjoint from every other rank's.
+ * - A leader's identity (`leader`) may be overwritten by the next round of
+ *   its group while the completer is still notifying; that can only happen
+ *   if the old leader already saw the release, so it needs no notification.
+ */
+#include "coll/coll_impl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void coll_state_free(coll_state *s)
+{
+    free(s->groups);
+    free(s->slots);
+    free(s->scratch);
+    free(s->results);
+    free(s);
+}
+
+coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
+{
+    coll_state *s = aligned_alloc(MYR_CACHE_LINE, sizeof *s);
+    if (!s)
+        return NULL;
+    memset(s, 0, sizeof *s);
+    s->ranks = ranks;
+    s->map = map;
+    s->size = size;
+    int workers = myr_worker_count();
+    s->ngroups = workers < 1 ? 1 : workers < size ? workers : size;
+    s->groups = aligned_alloc(MYR_CACHE_LINE, (size_t)s->ngroups * sizeof *s->groups);
+    s->slots = calloc((size_t)size, sizeof *s->slots);
+    if (!s->groups || !s->slots) {
+        coll_state_free(s);
+        return NULL;
+    }
+    /* Group g holds the ranks r with r*G/N == g: those the launcher placed on
+     * worker g. With G <= N no group is empty. */
+    long long n = size, g_count = s->ngroups;
+    for (long long g = 0; g < g_count; g++) {
+        coll_group *grp = &s->groups[g];
+        memset(grp, 0, sizeof *grp);
+        grp->first = (int)((g * n + g_count - 1) / g_count);
+        int end = (int)(((g + 1) * n + g_count - 1) / g_count);
+        grp->size = end - grp->first;
+    }
+    return s;
+}
+
+/* ---- the states of MPI_COMM_WORLD and MPI_COMM_SELF ----------------------
+ *
+ * Built for the current job by whichever rank needs one first; those
+ * built for an earlier job in this process (other ranks array or size)
+ * are replaced, and deliberately not freed: they are small, jobs are
+ * rarely recreated, and a rank of the new job may still be reading their
+ * identity fields. */
+
+typedef struct job_states {
+    myr_rank *ranks;
+    int size;
+    _Atomic(coll_state *) world;
+    _Atomic(coll_state *) self[];   /* one per rank, built by that rank */
+} job_states;
+
+static _Atomic(job_states *) the_states;
+static myr_spinlock states_lock;
+
+static job_states *states(void)
+{
+    job_states *j = atomic_load_explicit(&the_states, memory_order_acquire);
+    if (__builtin_expect(j && j->ranks == myr_the_job.ranks &&
+                         j->size == myr_the_job.size, 1))
+        return j;
+    myr_spin_lock(&states_lock);
+    j = atomic_load_explicit(&the_states, memory_order_relaxed);
+    if (!j || j->ranks != myr_the_job.ranks || j->size != myr_the_job.size) {
+        size_t n = (size_t)myr_the_job.size;
+        j = calloc(1, sizeof *j + n * sizeof j->self[0]);
+        if (j) {
+            j->ranks = myr_the_job.ranks;
+            j->size = myr_the_job.size;
+            atomic_store_explicit(&the_states, j, memory_order_release);
+        }
+    }
+    myr_spin_unlock(&states_lock);
+    return j;
+}
+
+/* Install `made` in *where unless another ULT of the rank did first. */
+static coll_state *install(_Atomic(coll_state *) *where, coll_state *made)
+{
+    coll_state *expected = NULL;
+    if (!made || atomic_compare_exchange_strong(where, &expected, made))
+        return made;
+    coll_state_free(made);
+    return expected;
+}
+
+coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
+{
+    if (comm->kind == MYR_COMM_INTRA)
+        return comm->shared->coll;
+    job_states *j = states();
+    if (!j)
+        return NULL;
+    if (comm->kind == MYR_COMM_WORLD) {
+        coll_state *s = atomic_load_explicit(&j->world, memory_order_acquire);
+        return s ? s : install(&j->world, coll_state_new(j->ranks, NULL, j->size));
+    }
+    _Atomic(coll_state *) *mine = &j->self[self->world_rank];
+    coll_state *s = atomic_load_explicit(mine, memory_order_acquire);
+    return s ? s : install(mine, coll_state_new(j->ranks, &self->world_rank, 1));
+}
+
+/* ---- rounds ------------------------------------------------------------- */
+
+typedef struct round_wait {
+    coll_state *s;
+    unsigned gen;
+} round_wait;
+
+/* Sequentially consistent, as is the store of `release`: myr_wait_notify
+ * skips ranks that are not (yet) in myr_wait_until, which is only safe if
+ * the publication and its check are ordered with the waiter's
+ * registration (wait.c). */
+static bool round_released(void *arg)
+{
+    round_wait *w = arg;
+    return atomic_load(&w->s->release) != w->gen;
+}
+
+static void notify_group(coll_state *s, const coll_group *grp, int except)
+{
+    for (int r = grp->first; r < grp->first + grp->size; r++)
+        if (r != except)
+            myr_wait_notify(coll_state_rank(s, r));
+}
+
+int coll_fail(coll_state *s, int errclass, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->why, sizeof s->why, fmt, ap);
+    va_end(ap);
+    s->err = errclass;
+    return errclass;
+}
+
+void coll_phase_fail(coll_state *s, int errclass, const char *fmt, ...)
+{
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&s->phase_err, &none, errclass))
+        return;
+    /* Only the winner writes; the others read it after the second round. */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->phase_why, sizeof s->phase_why, fmt, ap);
+    va_end(ap);
+}
+
+bool coll_scratch_reserve(coll_state *s, size_t bytes)
+{
+    if (bytes <= s->scratch_cap)
+        return true;
+    size_t cap = (bytes + MYR_CACHE_LINE - 1) / MYR_CACHE_LINE * MYR_CACHE_LINE;
+    void *p = aligned_alloc(MYR_CACHE_LINE, cap);
+    if (!p) {
+        coll_fail(s, MPI_ERR_NO_MEM, "out of memory for a %zu-byte collective buffer", bytes);
+        return false;
+    }
+    free(s->scratch);
+    s->scratch = p;
+    s->scratch_cap = cap;
+    return true;
+}
+
+/* `mine` NULL: a plain barrier (no slot written, no completer work, so
+ * ranks may still read the previous round's slots). */
+void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
+{
+    unsigned gen = atomic_load_explicit(&s->release, memory_order_acquire);
+    if (mine)
+        s->slots[me] = *mine;
+    int g = (int)((long long)me * s->ngroups / s->size);
+    coll_group *grp = &s->groups[g];
+    bool leader = false;
+    if (atomic_fetch_add_explicit(&grp->arrived, 1, memory_order_acq_rel) == grp->size - 1) {
+        leader = true;
+        atomic_store_explicit(&grp->arrived, 0, memory_order_relaxed);
+        atomic_store_explicit(&grp->leader, me, memory_order_relaxed);
+        if (atomic_fetch_add_explicit(&s->top_arrived, 1, memory_order_acq_rel) ==
+            s->ngroups - 1) {
+            atomic_store_explicit(&s->top_arrived, 0, memory_order_relaxed);
+            if (mine)
+                coll_complete(s, mine);
+            atomic_store(&s->release, gen + 1);   /* seq_cst: see round_released */
+            /* A leader read here may already belong to the group's next
+             * round (see the invariants above): then it needs no wake-up,
+             * and the extra one is harmless. */
+            for (int h = 0; h < s->ngroups; h++)
+                if (h != g)
+                    myr_wait_notify(coll_state_rank(
+                        s, atomic_load_explicit(&s->groups[h].leader, memory_order_relaxed)));
+            notify_group(s, grp, me);
+            return;
+        }
+    }
+    round_wait w = {s, gen};
+    myr_wait_until(self, round_released, &w);
+    if (leader)
+        notify_group(s, grp, me);
+}
+
+int coll_round_end_phase(coll_state *s, myr_rank *self, int me, const char **why)
+{
+    coll_round(s, self, me, NULL);
+    int err = atomic_load_explicit(&s->phase_err, memory_order_relaxed);
+    if (err != MPI_SUCCESS)
+        *why = s->phase_why;
+    return err;
+}

@@ -1,0 +1,1170 @@
+/* collectives.c — gather, scatter, allgather, alltoall (and their v and w
+ * forms), reduce, reduce_scatter(_block), scan and exscan against results
+ * computed serially by every rank. Usage: collectives CASE (MYR_NRANKS
+ * and MYR_WORKERS come from CTest, as mpiexec would set them).
+ *
+ * Each semantic case runs on MPI_COMM_WORLD, MPI_COMM_SELF and a split
+ * communicator whose ranks are in a scrambled order of their world ranks,
+ * with zero, small and large counts (large ones make the ranks share the
+ * work, small ones leave it to one rank), in place and not, and with a
+ * strided datatype (an int with a gap after it) on one side against plain
+ * ints on the other. Receive buffers start filled with a sentinel: every
+ * byte a collective must not write is checked to still hold it. */
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../check.h"
+
+enum { SENT = -7777 };
+
+/* The value element i of rank r's data (or of its block for rank q). */
+static int val(int r, int i)
+{
+    return r * 100003 + i * 7 + 1;
+}
+
+static int val2(int r, int q, int i)
+{
+    return r * 1000003 + q * 1009 + i * 3 + 5;
+}
+
+static int comm_rank(MPI_Comm c)
+{
+    int r;
+    CHECK_OK(MPI_Comm_rank(c, &r));
+    return r;
+}
+
+static int comm_size(MPI_Comm c)
+{
+    int n;
+    CHECK_OK(MPI_Comm_size(c, &n));
+    return n;
+}
+
+static int *ints(size_t n, int fill)
+{
+    int *p = malloc((n ? n : 1) * sizeof *p);
+    CHECK(p != NULL);
+    for (size_t i = 0; i < n; i++)
+        p[i] = fill;
+    return p;
+}
+
+/* An int followed by a gap of one int: element k sits at int index 2k. */
+static MPI_Datatype gapped_int(void)
+{
+    MPI_Datatype t;
+    CHECK_OK(MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &t));
+    CHECK_OK(MPI_Type_commit(&t));
+    return t;
+}
+
+/* Check that buf[at] holds v, then erase it: once every expected value is
+ * taken, the whole buffer must hold the sentinel again (all_sent). */
+static void take(int *buf, size_t at, int v)
+{
+    CHECK(buf[at] == v);
+    buf[at] = SENT;
+}
+
+static void all_sent(const int *buf, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        CHECK(buf[k] == SENT);
+}
+
+/* Counts that vary by rank (zeros included), and displacements placing
+ * the blocks in reverse rank order with a one-element gap after each.
+ * Returns the elements the layout spans. */
+static int v_layout(int size, int salt, int scale, int *counts, int *displs)
+{
+    int pos = 0;
+    for (int r = size - 1; r >= 0; r--) {
+        counts[r] = ((r * 5 + salt) % 4) * scale;
+        displs[r] = pos;
+        pos += counts[r] + 1;
+    }
+    return pos;
+}
+
+/* Large counts make the ranks share the work; fewer for many ranks. */
+static int big_count(int size)
+{
+    return size <= 64 ? 2000 : 300;
+}
+
+static int roots_of(int size, int *roots)
+{
+    int n = 0, picks[] = {0, size - 1, size / 2};
+    for (int k = 0; k < 3; k++) {
+        bool seen = false;
+        for (int j = 0; j < n; j++)
+            seen |= roots[j] == picks[k];
+        if (!seen)
+            roots[n++] = picks[k];
+    }
+    return n;
+}
+
+/* Run fn on MPI_COMM_WORLD, MPI_COMM_SELF, and a split of the world in
+ * two whose ranks are ordered (rank % 3, then descending world rank). */
+static void on_each_comm(void (*fn)(MPI_Comm))
+{
+    fn(MPI_COMM_WORLD);
+    fn(MPI_COMM_SELF);
+    int rank = comm_rank(MPI_COMM_WORLD), size = comm_size(MPI_COMM_WORLD);
+    MPI_Comm split;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, (rank % 3) * size - rank, &split));
+    fn(split);
+    CHECK_OK(MPI_Comm_free(&split));
+}
+
+/* ---- gather -------------------------------------------------------------------------------- */
+
+static void check_gather(MPI_Comm comm, int root, int count, bool in_place, bool gapped)
+{
+    int rank = comm_rank(comm), size = comm_size(comm), stride = gapped ? 2 : 1;
+    MPI_Datatype rtype = gapped ? gapped_int() : MPI_INT;
+    int *sbuf = ints((size_t)count, 0);
+    for (int i = 0; i < count; i++)
+        sbuf[i] = val(rank, i);
+    /* only the root has (and checks) a full receive buffer */
+    size_t rlen = rank == root ? (size_t)size * count * stride + 1 : 1;
+    int *rbuf = ints(rlen, SENT);
+    bool mine_in_place = in_place && rank == root;
+    if (mine_in_place)
+        for (int i = 0; i < count; i++)
+            rbuf[((size_t)root * count + i) * stride] = val(root, i);
+    CHECK_OK(MPI_Gather(mine_in_place ? MPI_IN_PLACE : sbuf, count, MPI_INT, rbuf, count,
+                        rtype, root, comm));
+    for (size_t k = 0; k < rlen; k++) {
+        size_t e = k / stride;
+        int want = rank == root && k % stride == 0 && e < (size_t)size * count
+                       ? val((int)(e / count), (int)(e % count)) : SENT;
+        CHECK(rbuf[k] == want);
+    }
+    for (int i = 0; i < count; i++)
+        CHECK(sbuf[i] == val(rank, i));
+    free(sbuf);
+    free(rbuf);
+    if (gapped)
+        CHECK_OK(MPI_Type_free(&rtype));
+}
+
+static void check_gatherv(MPI_Comm comm, int root, int scale, bool in_place, bool gapped)
+{
+    int rank = comm_rank(comm), size = comm_size(comm), stride = gapped ? 2 : 1;
+    MPI_Datatype rtype = gapped ? gapped_int() : MPI_INT;
+    int *counts = ints((size_t)size, 0), *displs = ints((size_t)size, 0);
+    int span = v_layout(size, root, scale, counts, displs);
+    int *sbuf = ints((size_t)counts[rank], 0);
+    for (int i = 0; i < counts[rank]; i++)
+        sbuf[i] = val(rank, i);
+    size_t rlen = rank == root ? (size_t)span * stride : 1;
+    int *rbuf = ints(rlen, SENT);
+    bool mine_in_place = in_place && rank == root;
+    if (mine_in_place)
+        for (int i = 0; i < counts[root]; i++)
+            rbuf[(size_t)(displs[root] + i) * stride] = val(root, i);
+    /* Non-roots pass no receive arguments at all: they are not significant. */
+    CHECK_OK(MPI_Gatherv(mine_in_place ? MPI_IN_PLACE : sbuf, counts[rank], MPI_INT,
+                         rank == root ? rbuf : NULL, rank == root ? counts : NULL,
+                         rank == root ? displs : NULL, rank == root ? rtype : MPI_DATATYPE_NULL,
+                         root, comm));
+    for (int r = 0; rank == root && r < size; r++)
+        for (int i = 0; i < counts[r]; i++)
+            take(rbuf, (size_t)(displs[r] + i) * stride, val(r, i));
+    all_sent(rbuf, rlen);
+    free(counts);
+    free(displs);
+    free(sbuf);
+    free(rbuf);
+    if (gapped)
+        CHECK_OK(MPI_Type_free(&rtype));
+}
+
+static void gather_on(MPI_Comm comm)
+{
+    int size = comm_size(comm), roots[3], nroots = roots_of(size, roots);
+    int counts[] = {0, 3, big_count(size)};
+    for (int k = 0; k < nroots; k++)
+        for (int c = 0; c < 3; c++)
+            for (int mode = 0; mode < 4; mode++) {
+                check_gather(comm, roots[k], counts[c], mode & 1, mode & 2);
+                check_gatherv(comm, roots[k], c == 2 ? counts[c] / 2 : c, mode & 1, mode & 2);
+            }
+}
+
+static void gather_and_gatherv(void)
+{
+    on_each_comm(gather_on);
+}
+
+/* ---- scatter ---------------------------------------------------------------------------------- */
+
+/* The root sends with the gapped type when `gapped`; receivers take ints. */
+static void check_scatter(MPI_Comm comm, int root, int count, bool in_place, bool gapped)
+{
+    int rank = comm_rank(comm), size = comm_size(comm), stride = gapped ? 2 : 1;
+    MPI_Datatype stype = gapped ? gapped_int() : MPI_INT;
+    size_t slen = rank == root ? (size_t)size * count * stride : 1;
+    int *sbuf = ints(slen, SENT);
+    if (rank == root)
+        for (size_t e = 0; e < (size_t)size * count; e++)
+            sbuf[e * stride] = val((int)(e / count), (int)(e % count));
+    int *rbuf = ints((size_t)count + 1, SENT);
+    bool mine_in_place = in_place && rank == root;
+    CHECK_OK(MPI_Scatter(rank == root ? sbuf : NULL, count, stype,
+                         mine_in_place ? MPI_IN_PLACE : rbuf, count, MPI_INT, root, comm));
+    for (int i = 0; i <= count; i++)
+        CHECK(rbuf[i] == (i < count && !mine_in_place ? val(rank, i) : SENT));
+    if (rank == root)   /* the send buffer is left alone */
+        for (size_t k = 0; k < slen; k++)
+            CHECK(sbuf[k] == (k % stride ? SENT
+                                         : val((int)(k / stride / count),
+                                               (int)(k / stride % count))));
+    free(sbuf);
+    free(rbuf);
+    if (gapped)
+        CHECK_OK(MPI_Type_free(&stype));
+}
+
+static void check_scatterv(MPI_Comm comm, int root, int scale, bool in_place, bool gapped)
+{
+    int rank = comm_rank(comm), size = comm_size(comm), stride = gapped ? 2 : 1;
+    MPI_Datatype stype = gapped ? gapped_int() : MPI_INT;
+    int *counts = ints((size_t)size, 0), *displs = ints((size_t)size, 0);
+    int span = v_layout(size, root + 1, scale, counts, displs);
+    int *sbuf = ints(rank == root ? (size_t)span * stride : 1, SENT);
+    if (rank == root)
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < counts[r]; i++)
+                sbuf[(size_t)(displs[r] + i) * stride] = val(r, i);
+    int *rbuf = ints((size_t)counts[rank] + 1, SENT);
+    bool mine_in_place = in_place && rank == root;
+    CHECK_OK(MPI_Scatterv(rank == root ? sbuf : NULL, rank == root ? counts : NULL,
+                          rank == root ? displs : NULL, rank == root ? stype : MPI_DATATYPE_NULL,
+                          mine_in_place ? MPI_IN_PLACE : rbuf, counts[rank], MPI_INT, root,
+                          comm));
+    for (int i = 0; i <= counts[rank]; i++)
+        CHECK(rbuf[i] == (i < counts[rank] && !mine_in_place ? val(rank, i) : SENT));
+    free(counts);
+    free(displs);
+    free(sbuf);
+    free(rbuf);
+    if (gapped)
+        CHECK_OK(MPI_Type_free(&stype));
+}
+
+static void scatter_on(MPI_Comm comm)
+{
+    int size = comm_size(comm), roots[3], nroots = roots_of(size, roots);
+    int counts[] = {0, 3, big_count(size)};
+    for (int k = 0; k < nroots; k++)
+        for (int c = 0; c < 3; c++)
+            for (int mode = 0; mode < 4; mode++) {
+                check_scatter(comm, roots[k], counts[c], mode & 1, mode & 2);
+                check_scatterv(comm, roots[k], c == 2 ? counts[c] / 2 : c, mode & 1, mode & 2);
+            }
+}
+
+static void scatter_and_scatterv(void)
+{
+    on_each_comm(scatter_on);
+}
+
+/* ---- allgather ------------------------------------------------------------------------------- */
+
+static void check_allgather(MPI_Comm comm, int count, bool in_place, bool gapped)
+{
+    int rank = comm_rank(comm), size = comm_size(comm), stride = gapped ? 2 : 1;
+    MPI_Datatype rtype = gapped ? gapped_int() : MPI_INT;
+    int *sbuf = ints((size_t)count, 0);
+    for (int i = 0; i < count; i++)
+        sbuf[i] = val(rank, i);
+    size_t rlen = (size_t)size * count * stride + 1;
+    int *rbuf = ints(rlen, SENT);
+    if (in_place)
+        for (int i = 0; i < count; i++)
+            rbuf[((size_t)rank * count + i) * stride] = val(rank, i);
+    CHECK_OK(MPI_Allgather(in_place ? MPI_IN_PLACE : sbuf, count, MPI_INT, rbuf, count, rtype,
+                           comm));
+    for (size_t k = 0; k < rlen; k++) {
+        size_t e = k / stride;
+        int want = k % stride == 0 && e < (size_t)size * count
+                       ? val((int)(e / count), (int)(e % count)) : SENT;
+        CHECK(rbuf[k] == want);
+    }
+    free(sbuf);
+    free(rbuf);
+    if (gapped)
+        CHECK_OK(MPI_Type_free(&rtype));
+}
+
+static void check_allgatherv(MPI_Comm comm, int scale, bool in_place, bool gapped)
+{
+    int rank = comm_rank(comm), size = comm_size(comm), stride = gapped ? 2 : 1;
+    MPI_Datatype rtype = gapped ? gapped_int() : MPI_INT;
+    int *counts = ints((size_t)size, 0), *displs = ints((size_t)size, 0);
+    int span = v_layout(size, 3, scale, counts, displs);
+    int *sbuf = ints((size_t)counts[rank], 0);
+    for (int i = 0; i < counts[rank]; i++)
+        sbuf[i] = val(rank, i);
+    size_t rlen = (size_t)span * stride;
+    int *rbuf = ints(rlen, SENT);
+    if (in_place)
+        for (int i = 0; i < counts[rank]; i++)
+            rbuf[(size_t)(displs[rank] + i) * stride] = val(rank, i);
+    CHECK_OK(MPI_Allgatherv(in_place ? MPI_IN_PLACE : sbuf, counts[rank], MPI_INT, rbuf,
+                            counts, displs, rtype, comm));
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i < counts[r]; i++)
+            take(rbuf, (size_t)(displs[r] + i) * stride, val(r, i));
+    all_sent(rbuf, rlen);
+    free(counts);
+    free(displs);
+    free(sbuf);
+    free(rbuf);
+    if (gapped)
+        CHECK_OK(MPI_Type_free(&rtype));
+}
+
+static void allgather_on(MPI_Comm comm)
+{
+    int size = comm_size(comm), counts[] = {0, 3, big_count(size)};
+    for (int c = 0; c < 3; c++)
+        for (int mode = 0; mode < 4; mode++) {
+            check_allgather(comm, counts[c], mode & 1, mode & 2);
+            check_allgatherv(comm, c == 2 ? counts[c] / 2 : c, mode & 1, mode & 2);
+        }
+}
+
+static void allgather_and_allgatherv(void)
+{
+    on_each_comm(allgather_on);
+}
+
+/* ---- alltoall ----------------------------------------------------------------------------------- */
+
+static void check_alltoall(MPI_Comm comm, int count, bool in_place, bool gapped)
+{
+    int rank = comm_rank(comm), size = comm_size(comm), stride = gapped ? 2 : 1;
+    MPI_Datatype rtype = gapped ? gapped_int() : MPI_INT;
+    size_t n = (size_t)size * count;
+    int *sbuf = ints(n, 0);
+    for (size_t e = 0; e < n; e++)
+        sbuf[e] = val2(rank, (int)(e / count), (int)(e % count));
+    size_t rlen = n * stride + 1;
+    int *rbuf = ints(rlen, SENT);
+    if (in_place)   /* the outgoing blocks, in the receive layout */
+        for (size_t e = 0; e < n; e++)
+            rbuf[e * stride] = sbuf[e];
+    CHECK_OK(MPI_Alltoall(in_place ? MPI_IN_PLACE : sbuf, count, MPI_INT, rbuf, count,
+                          rtype, comm));
+    for (size_t k = 0; k < rlen; k++) {
+        size_t e = k / stride;
+        int want = k % stride == 0 && e < n ? val2((int)(e / count), rank, (int)(e % count))
+                                            : SENT;
+        CHECK(rbuf[k] == want);
+    }
+    free(sbuf);
+    free(rbuf);
+    if (gapped)
+        CHECK_OK(MPI_Type_free(&rtype));
+}
+
+/* Elements rank r sends to rank q. In place the exchange must be
+ * symmetric (r's block for q is also where q's data for r lands). */
+static int a2a_count(int r, int q, int scale, bool symmetric)
+{
+    return ((symmetric ? r + q : r + 2 * q) % 3) * scale;
+}
+
+static void check_alltoallv(MPI_Comm comm, int scale, bool in_place, bool gapped)
+{
+    int rank = comm_rank(comm), size = comm_size(comm), stride = gapped ? 2 : 1;
+    MPI_Datatype rtype = gapped ? gapped_int() : MPI_INT;
+    int *sc = ints((size_t)size, 0), *sd = ints((size_t)size, 0);
+    int *rc = ints((size_t)size, 0), *rd = ints((size_t)size, 0);
+    int spos = 0, rpos = 0;
+    for (int q = size - 1; q >= 0; q--) {   /* blocks in reverse order, gaps between */
+        sc[q] = a2a_count(rank, q, scale, in_place);
+        rc[q] = a2a_count(q, rank, scale, in_place);
+        sd[q] = spos;
+        rd[q] = rpos;
+        spos += sc[q] + 2;
+        rpos += rc[q] + 1;
+    }
+    int *sbuf = ints((size_t)spos, SENT);
+    for (int q = 0; q < size; q++)
+        for (int i = 0; i < sc[q]; i++)
+            sbuf[sd[q] + i] = val2(rank, q, i);
+    size_t rlen = (size_t)rpos * stride;
+    int *rbuf = ints(rlen, SENT);
+    for (int q = 0; in_place && q < size; q++)
+        for (int i = 0; i < rc[q]; i++)
+            rbuf[(size_t)(rd[q] + i) * stride] = val2(rank, q, i);
+    CHECK_OK(MPI_Alltoallv(in_place ? MPI_IN_PLACE : sbuf, sc, sd, MPI_INT, rbuf, rc, rd,
+                           rtype, comm));
+    for (int q = 0; q < size; q++)
+        for (int i = 0; i < rc[q]; i++)
+            take(rbuf, (size_t)(rd[q] + i) * stride, val2(q, rank, i));
+    all_sent(rbuf, rlen);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    free(sbuf);
+    free(rbuf);
+    if (gapped)
+        CHECK_OK(MPI_Type_free(&rtype));
+}
+
+/* Alltoallw: the type of each block depends on the pair (gapped or plain
+ * on either side), displacements are in bytes. */
+static void check_alltoallw(MPI_Comm comm, int scale, bool in_place)
+{
+    int rank = comm_rank(comm), size = comm_size(comm);
+    MPI_Datatype gap = gapped_int();
+    int *sc = ints((size_t)size, 0), *sd = ints((size_t)size, 0);
+    int *rc = ints((size_t)size, 0), *rd = ints((size_t)size, 0);
+    MPI_Datatype *st = malloc((size_t)size * sizeof *st), *rt = malloc((size_t)size * sizeof *rt);
+    int spos = 0, rpos = 0;   /* in ints */
+    for (int q = 0; q < size; q++) {
+        sc[q] = a2a_count(rank, q, scale, in_place);
+        rc[q] = a2a_count(q, rank, scale, in_place);
+        st[q] = (rank + q) % 2 ? gap : MPI_INT;
+        rt[q] = (rank + 2 * q) % 3 == 0 ? gap : MPI_INT;
+        sd[q] = spos * (int)sizeof(int);
+        rd[q] = rpos * (int)sizeof(int);
+        spos += sc[q] * (st[q] == gap ? 2 : 1) + 1;
+        rpos += rc[q] * (rt[q] == gap ? 2 : 1) + 1;
+    }
+    int *sbuf = ints((size_t)spos, SENT);
+    int *rbuf = ints((size_t)rpos, SENT);
+    for (int q = 0; q < size; q++) {
+        int sstride = st[q] == gap ? 2 : 1, rstride = rt[q] == gap ? 2 : 1;
+        for (int i = 0; i < sc[q]; i++)
+            sbuf[sd[q] / (int)sizeof(int) + i * sstride] = val2(rank, q, i);
+        for (int i = 0; in_place && i < rc[q]; i++)
+            rbuf[rd[q] / (int)sizeof(int) + i * rstride] = val2(rank, q, i);
+    }
+    CHECK_OK(MPI_Alltoallw(in_place ? MPI_IN_PLACE : sbuf, sc, sd, st, rbuf, rc, rd, rt, comm));
+    for (int q = 0; q < size; q++)
+        for (int i = 0; i < rc[q]; i++)
+            take(rbuf, (size_t)(rd[q] / (int)sizeof(int) + i * (rt[q] == gap ? 2 : 1)),
+                 val2(q, rank, i));
+    all_sent(rbuf, (size_t)rpos);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    free(st);
+    free(rt);
+    free(sbuf);
+    free(rbuf);
+    CHECK_OK(MPI_Type_free(&gap));
+}
+
+static void alltoall_on(MPI_Comm comm)
+{
+    int size = comm_size(comm);
+    int counts[] = {0, 3, size <= 64 ? 500 : 2};
+    for (int c = 0; c < 3; c++)
+        for (int mode = 0; mode < 4; mode++) {
+            check_alltoall(comm, counts[c], mode & 1, mode & 2);
+            check_alltoallv(comm, c == 2 ? counts[c] / 2 : c, mode & 1, mode & 2);
+            if (mode < 2)
+                check_alltoallw(comm, c == 2 ? counts[c] / 2 : c, mode & 1);
+        }
+}
+
+static void alltoall_v_and_w(void)
+{
+    on_each_comm(alltoall_on);
+}
+
+/* ---- reductions --------------------------------------------------------------------------------- */
+
+/* Doubles whose sum depends on the order of addition: large and small
+ * magnitudes mixed. Exact comparisons check the order of evaluation. */
+static double dval(int r, int i)
+{
+    double big = (r % 3 == 0) ? 1e16 : 1.0;
+    return big * ((r * 7 + i * 3) % 5 - 2) + 0.1 * r + 0.01 * i + 0.001;
+}
+
+/* Whether this rank checks element i of a reduction's result: all of them
+ * up to 64 ranks; beyond, each element by one rank (the serial result
+ * costs O(N) per element). */
+static bool checks_element(int rank, int size, size_t i)
+{
+    return size <= 64 || i % (size_t)size == (size_t)rank;
+}
+
+/* x0 + (x1 + (... + x[n-1])), MPI's rank order for a reduction. */
+static double fold_sum(int n, int i)
+{
+    double acc = dval(n - 1, i);
+    for (int r = n - 2; r >= 0; r--)
+        acc = dval(r, i) + acc;
+    return acc;
+}
+
+/* ((x0 + x1) + ...) + x[k]: a scan's prefix. */
+static double prefix_sum(int k, int i)
+{
+    double acc = dval(0, i);
+    for (int r = 1; r <= k; r++)
+        acc = acc + dval(r, i);
+    return acc;
+}
+
+static void check_reduce(MPI_Comm comm, int root, int count, bool in_place)
+{
+    int rank = comm_rank(comm), size = comm_size(comm);
+    double *sbuf = malloc(((size_t)count + 1) * sizeof *sbuf);
+    double *rbuf = malloc(((size_t)count + 1) * sizeof *rbuf);
+    for (int i = 0; i <= count; i++) {
+        sbuf[i] = dval(rank, i);
+        rbuf[i] = rank == root && in_place ? dval(rank, i) : -1.5;
+    }
+    bool mine_in_place = in_place && rank == root;
+    CHECK_OK(MPI_Reduce(mine_in_place ? MPI_IN_PLACE : sbuf, rank == root ? rbuf : NULL, count,
+                        MPI_DOUBLE, MPI_SUM, root, comm));
+    for (int i = 0; i < count; i++) {
+        double want = rank == root ? fold_sum(size, i) : -1.5;
+        CHECK(memcmp(&rbuf[i], &want, sizeof want) == 0);
+        CHECK(sbuf[i] == dval(rank, i));
+    }
+    CHECK(rbuf[count] == (mine_in_place ? dval(rank, count) : -1.5));
+    /* Integers: MAX, and PROD with wrap-around. */
+    int *iv = ints((size_t)count, 0), *ir = ints((size_t)count, SENT);
+    for (int i = 0; i < count; i++)
+        iv[i] = (rank * 13 + i) % 17;
+    CHECK_OK(MPI_Reduce(iv, ir, count, MPI_INT, MPI_MAX, root, comm));
+    for (int i = 0; i < count; i++) {
+        int hi = 0;
+        for (int r = 0; rank == root && r < size; r++)
+            hi = (r * 13 + i) % 17 > hi ? (r * 13 + i) % 17 : hi;
+        CHECK(ir[i] == (rank == root ? hi : SENT));
+    }
+    free(sbuf);
+    free(rbuf);
+    free(iv);
+    free(ir);
+}
+
+static void check_allreduce(MPI_Comm comm, int count, bool in_place)
+{
+    int rank = comm_rank(comm), size = comm_size(comm);
+    double *sbuf = malloc(((size_t)count + 1) * sizeof *sbuf);
+    double *rbuf = malloc(((size_t)count + 1) * sizeof *rbuf);
+    for (int i = 0; i <= count; i++) {
+        sbuf[i] = dval(rank, i);
+        rbuf[i] = in_place ? dval(rank, i) : -1.5;
+    }
+    CHECK_OK(MPI_Allreduce(in_place ? MPI_IN_PLACE : sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM,
+                           comm));
+    for (int i = 0; i < count; i++) {
+        if (!checks_element(rank, size, (size_t)i))
+            continue;
+        double want = fold_sum(size, i);
+        CHECK(memcmp(&rbuf[i], &want, sizeof want) == 0);
+    }
+    CHECK(rbuf[count] == (in_place ? dval(rank, count) : -1.5));
+    free(sbuf);
+    free(rbuf);
+}
+
+static void reduce_on(MPI_Comm comm)
+{
+    int size = comm_size(comm), roots[3], nroots = roots_of(size, roots);
+    int counts[] = {0, 3, size <= 64 ? 3000 : 200};
+    for (int c = 0; c < 3; c++)
+        for (int in_place = 0; in_place < 2; in_place++) {
+            for (int k = 0; k < nroots; k++)
+                check_reduce(comm, roots[k], counts[c], in_place);
+            check_allreduce(comm, counts[c], in_place);
+        }
+}
+
+static void reduce_and_allreduce_in_rank_order(void)
+{
+    on_each_comm(reduce_on);
+}
+
+/* Reduce_scatter with the counts of v_layout (zeros included) or, for the
+ * block form (counts NULL), `block` each. */
+static void check_reduce_scatter(MPI_Comm comm, int block, int scale, bool in_place)
+{
+    int rank = comm_rank(comm), size = comm_size(comm);
+    int *counts = ints((size_t)size, block), *ignored = ints((size_t)size, 0);
+    if (block < 0)
+        v_layout(size, 1, scale, counts, ignored);
+    size_t total = 0, start = 0;
+    for (int r = 0; r < size; r++) {
+        if (r == rank)
+            start = total;
+        total += (size_t)counts[r];
+    }
+    int mine = counts[rank];
+    double *sbuf = malloc((total + 1) * sizeof *sbuf);
+    double *rbuf = malloc((total + 1) * sizeof *rbuf);
+    for (size_t i = 0; i <= total; i++) {
+        sbuf[i] = dval(rank, (int)i);
+        rbuf[i] = in_place ? sbuf[i] : -1.5;
+    }
+    if (block >= 0)
+        CHECK_OK(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : sbuf, rbuf, block,
+                                          MPI_DOUBLE, MPI_SUM, comm));
+    else
+        CHECK_OK(MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : sbuf, rbuf, counts, MPI_DOUBLE,
+                                    MPI_SUM, comm));
+    for (size_t i = 0; i <= total; i++) {
+        /* in place, what follows the result is the input, untouched */
+        double want = i < (size_t)mine ? fold_sum(size, (int)(start + i))
+                                       : in_place ? dval(rank, (int)i) : -1.5;
+        CHECK(memcmp(&rbuf[i], &want, sizeof want) == 0);
+    }
+    free(counts);
+    free(ignored);
+    free(sbuf);
+    free(rbuf);
+}
+
+static void reduce_scatter_on(MPI_Comm comm)
+{
+    int size = comm_size(comm), big = size <= 64 ? 1000 : 20;
+    for (int in_place = 0; in_place < 2; in_place++) {
+        int blocks[] = {0, 2, big};
+        for (int b = 0; b < 3; b++) {
+            check_reduce_scatter(comm, blocks[b], 0, in_place);
+            check_reduce_scatter(comm, -1, b == 2 ? big : b, in_place);
+        }
+    }
+}
+
+static void reduce_scatter_and_block(void)
+{
+    on_each_comm(reduce_scatter_on);
+}
+
+static void check_scan(MPI_Comm comm, int count, bool in_place, bool exclusive)
+{
+    int rank = comm_rank(comm);
+    double *sbuf = malloc(((size_t)count + 1) * sizeof *sbuf);
+    double *rbuf = malloc(((size_t)count + 1) * sizeof *rbuf);
+    for (int i = 0; i <= count; i++) {
+        sbuf[i] = dval(rank, i);
+        rbuf[i] = in_place ? sbuf[i] : -1.5;
+    }
+    if (exclusive)
+        CHECK_OK(MPI_Exscan(in_place ? MPI_IN_PLACE : sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM,
+                            comm));
+    else
+        CHECK_OK(MPI_Scan(in_place ? MPI_IN_PLACE : sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM,
+                          comm));
+    for (int i = 0; i <= count; i++) {
+        double untouched = in_place ? dval(rank, i) : -1.5, want;
+        /* beyond 64 ranks, one element each (a prefix costs O(rank)) */
+        if (comm_size(comm) > 64 && i != rank % (count ? count : 1) && i != count)
+            continue;
+        if (i == count)
+            want = untouched;
+        else if (exclusive)   /* rank 0's recvbuf: MPI leaves it undefined; ours is untouched */
+            want = rank == 0 ? untouched : prefix_sum(rank - 1, i);
+        else
+            want = prefix_sum(rank, i);
+        CHECK(memcmp(&rbuf[i], &want, sizeof want) == 0);
+    }
+    free(sbuf);
+    free(rbuf);
+}
+
+static void scan_on(MPI_Comm comm)
+{
+    int size = comm_size(comm), counts[] = {0, 3, size <= 64 ? 3000 : 100};
+    for (int c = 0; c < 3; c++)
+        for (int mode = 0; mode < 4; mode++)
+            check_scan(comm, counts[c], mode & 1, mode & 2);
+}
+
+static void scan_and_exscan_in_rank_order(void)
+{
+    on_each_comm(scan_on);
+}
+
+/* ---- all at once ------------------------------------------------------------------------------------ */
+
+/* Every collective, one after the other on the same communicators, a few
+ * times: rounds of different kinds and sizes reuse the same state. */
+static void everything_on(MPI_Comm comm)
+{
+    int size = comm_size(comm), root = size / 3;
+    for (int it = 0; it < 2; it++) {
+        CHECK_OK(MPI_Barrier(comm));
+        check_gather(comm, root, 1 + it, it, !it);
+        check_gatherv(comm, size - 1, 1, !it, it);
+        check_scatter(comm, root, 2, it, it);
+        check_scatterv(comm, 0, 1, !it, !it);
+        check_allgather(comm, 1, it, !it);
+        check_allgatherv(comm, 1, !it, it);
+        check_alltoall(comm, 1, it, it);
+        check_alltoallv(comm, 1, !it, !it);
+        check_alltoallw(comm, 1, it);
+        check_reduce(comm, root, 2, it);
+        check_allreduce(comm, 2, !it);
+        check_reduce_scatter(comm, 1, 0, it);
+        check_reduce_scatter(comm, -1, 1, !it);
+        check_scan(comm, 2, it, false);
+        check_scan(comm, 2, !it, true);
+    }
+    /* and sizes that make the ranks share the work */
+    check_gather(comm, root, big_count(size), false, true);
+    check_scatter(comm, size - 1, big_count(size), true, false);
+    check_reduce(comm, 0, size <= 64 ? 3000 : 200, true);
+    check_scan(comm, size <= 64 ? 3000 : 100, false, true);
+}
+
+static void all_collectives_back_to_back(void)
+{
+    on_each_comm(everything_on);
+}
+
+/* Many ranks: every collective once on MPI_COMM_WORLD (those moving N^2
+ * blocks cost N^2 copies, so once is enough). */
+static void all_collectives_at_scale(void)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int size = comm_size(comm);
+    CHECK_OK(MPI_Barrier(comm));
+    check_gather(comm, size - 1, 2, true, true);
+    check_gather(comm, 1 % size, big_count(size), false, false);
+    check_gatherv(comm, 0, 1, false, true);
+    check_scatter(comm, size / 2, 2, false, true);
+    check_scatter(comm, 0, big_count(size), true, false);
+    check_scatterv(comm, size - 1, 1, true, false);
+    check_allgather(comm, 1, true, false);
+    check_allgatherv(comm, 1, false, false);
+    check_alltoall(comm, 1, false, true);
+    check_alltoallv(comm, 1, true, false);
+    check_alltoallw(comm, 1, false);
+    check_reduce(comm, size / 3, 3, false);
+    check_reduce(comm, 0, 200, true);
+    check_allreduce(comm, 200, false);
+    check_reduce_scatter(comm, 2, 0, true);
+    check_reduce_scatter(comm, -1, 1, false);
+    check_scan(comm, 3, false, false);
+    check_scan(comm, 100, true, true);
+}
+
+/* ---- zero counts ---------------------------------------------------------------------------------- */
+
+/* Nothing to move: NULL buffers are fine, and nothing is written. */
+static void zero_on(MPI_Comm comm)
+{
+    int size = comm_size(comm), root = size - 1;
+    int *zeros = ints((size_t)size, 0), x = SENT;
+    MPI_Datatype *types = malloc((size_t)size * sizeof *types);
+    for (int r = 0; r < size; r++)
+        types[r] = MPI_INT;
+    CHECK_OK(MPI_Bcast(NULL, 0, MPI_INT, root, comm));
+    CHECK_OK(MPI_Gather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, comm));
+    CHECK_OK(MPI_Gatherv(NULL, 0, MPI_INT, NULL, zeros, zeros, MPI_INT, root, comm));
+    CHECK_OK(MPI_Scatter(NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, comm));
+    CHECK_OK(MPI_Scatterv(NULL, zeros, zeros, MPI_INT, NULL, 0, MPI_INT, root, comm));
+    CHECK_OK(MPI_Allgather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, comm));
+    CHECK_OK(MPI_Allgatherv(NULL, 0, MPI_INT, NULL, zeros, zeros, MPI_INT, comm));
+    CHECK_OK(MPI_Alltoall(NULL, 0, MPI_INT, NULL, 0, MPI_INT, comm));
+    CHECK_OK(MPI_Alltoallv(NULL, zeros, zeros, MPI_INT, NULL, zeros, zeros, MPI_INT, comm));
+    CHECK_OK(MPI_Alltoallw(NULL, zeros, zeros, types, NULL, zeros, zeros, types, comm));
+    CHECK_OK(MPI_Reduce(NULL, NULL, 0, MPI_INT, MPI_SUM, root, comm));
+    CHECK_OK(MPI_Allreduce(NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
+    CHECK_OK(MPI_Reduce_scatter(NULL, NULL, zeros, MPI_INT, MPI_SUM, comm));
+    CHECK_OK(MPI_Reduce_scatter_block(NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
+    CHECK_OK(MPI_Scan(NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
+    CHECK_OK(MPI_Exscan(&x, &x, 0, MPI_INT, MPI_SUM, comm));
+    CHECK(x == SENT);
+    free(zeros);
+    free(types);
+}
+
+static void zero_counts_move_nothing(void)
+{
+    on_each_comm(zero_on);
+}
+
+/* ---- errors ---------------------------------------------------------------------------------------- */
+
+static void expect_class(int rc, int want, int line)
+{
+    int cls = -1;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    if (cls != want)
+        fprintf(stderr, "line %d: got error class %d, expected %d\n", line, cls, want);
+    CHECK(cls == want);
+}
+#define EXPECT(call, cls) expect_class((call), (cls), __LINE__)
+
+/* The collectives still match up after errors: nothing was started. */
+static void still_works(MPI_Comm comm)
+{
+    int size = comm_size(comm), rank = comm_rank(comm), v = rank, sum = -1;
+    CHECK_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, comm));
+    CHECK(sum == size * (size - 1) / 2);
+    check_gather(comm, 0, 2, false, false);
+}
+
+/* Under MPI_ERRORS_RETURN each bad argument gives its error class. Every
+ * rank makes a mistake in each call (those only the root checks are paired
+ * with another at the other ranks), so no rank enters a round. */
+static void bad_arguments_return_errors(void)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    CHECK_OK(MPI_Comm_set_errhandler(w, MPI_ERRORS_RETURN));
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    int rank = comm_rank(w), size = comm_size(w), root = size - 1;
+    bool is_root = rank == root;
+    int *buf = ints(4 * (size_t)size + 8, 0), *buf2 = ints(4 * (size_t)size + 8, 0);
+    int *ones = ints((size_t)size, 1), *neg = ints((size_t)size, 1);
+    neg[size - 1] = -1;
+    MPI_Datatype *types = malloc((size_t)size * sizeof *types), *bad_types;
+    bad_types = malloc((size_t)size * sizeof *bad_types);
+    MPI_Datatype loose;   /* not committed */
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &loose));
+    for (int r = 0; r < size; r++) {
+        types[r] = MPI_INT;
+        bad_types[r] = r == size - 1 ? loose : MPI_INT;
+    }
+    /* a plain mistake of a non-root (or the root) in the calls below */
+    int non_root_count = is_root ? 1 : -1;
+
+    EXPECT(MPI_Gather(buf, 1, MPI_INT, buf2, 1, MPI_INT, 0, MPI_COMM_NULL), MPI_ERR_COMM);
+    EXPECT(MPI_Gather(buf, -1, MPI_INT, buf2, 1, MPI_INT, root, w), MPI_ERR_COUNT);
+    EXPECT(MPI_Gather(buf, 1, MPI_DATATYPE_NULL, buf2, 1, MPI_INT, root, w), MPI_ERR_TYPE);
+    EXPECT(MPI_Gather(buf, 1, loose, buf2, 1, MPI_INT, root, w), MPI_ERR_TYPE);
+    EXPECT(MPI_Gather(NULL, 1, MPI_INT, buf2, 1, MPI_INT, root, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Gather(buf, 1, MPI_INT, buf2, 1, MPI_INT, size, w), MPI_ERR_ROOT);
+    EXPECT(MPI_Gather(buf, 1, MPI_INT, buf2, 1, MPI_INT, -1, w), MPI_ERR_ROOT);
+    /* MPI_IN_PLACE: as recvbuf at the root, as sendbuf anywhere else */
+    EXPECT(MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, is_root ? MPI_IN_PLACE : buf2, 1, MPI_INT,
+                      root, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Gather(buf, non_root_count, MPI_INT, buf2, -1, MPI_INT, root, w), MPI_ERR_COUNT);
+    EXPECT(MPI_Gather(buf, non_root_count, MPI_INT, buf, 1, MPI_INT, root, w),
+           is_root ? MPI_ERR_BUFFER : MPI_ERR_COUNT);
+    EXPECT(MPI_Gatherv(buf, non_root_count, MPI_INT, buf2, NULL, ones, MPI_INT, root, w),
+           is_root ? MPI_ERR_ARG : MPI_ERR_COUNT);
+    EXPECT(MPI_Gatherv(buf, non_root_count, MPI_INT, buf2, ones, NULL, MPI_INT, root, w),
+           is_root ? MPI_ERR_ARG : MPI_ERR_COUNT);
+    EXPECT(MPI_Gatherv(buf, non_root_count, MPI_INT, buf2, neg, ones, MPI_INT, root, w),
+           MPI_ERR_COUNT);
+    EXPECT(MPI_Gatherv(buf, non_root_count, MPI_INT, NULL, ones, ones, MPI_INT, root, w),
+           is_root ? MPI_ERR_BUFFER : MPI_ERR_COUNT);
+    EXPECT(MPI_Gatherv(buf, non_root_count, MPI_INT, buf2, ones, ones, MPI_DATATYPE_NULL, root,
+                       w), is_root ? MPI_ERR_TYPE : MPI_ERR_COUNT);
+
+    EXPECT(MPI_Scatter(is_root ? MPI_IN_PLACE : buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT,
+                       root, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Scatter(buf, 1, MPI_INT, buf2, -1, MPI_INT, root, w), MPI_ERR_COUNT);
+    EXPECT(MPI_Scatter(buf, 1, MPI_INT, buf2, 1, MPI_INT, size, w), MPI_ERR_ROOT);
+    EXPECT(MPI_Scatter(NULL, 1, MPI_INT, buf2, non_root_count, MPI_INT, root, w),
+           is_root ? MPI_ERR_BUFFER : MPI_ERR_COUNT);
+    EXPECT(MPI_Scatterv(buf, NULL, ones, MPI_INT, buf2, non_root_count, MPI_INT, root, w),
+           is_root ? MPI_ERR_ARG : MPI_ERR_COUNT);
+    EXPECT(MPI_Scatterv(buf, ones, NULL, MPI_INT, buf2, non_root_count, MPI_INT, root, w),
+           is_root ? MPI_ERR_ARG : MPI_ERR_COUNT);
+    EXPECT(MPI_Scatterv(buf, neg, ones, MPI_INT, buf2, non_root_count, MPI_INT, root, w),
+           MPI_ERR_COUNT);
+    EXPECT(MPI_Scatterv(buf, ones, ones, loose, buf2, non_root_count, MPI_INT, root, w),
+           is_root ? MPI_ERR_TYPE : MPI_ERR_COUNT);
+
+    EXPECT(MPI_Allgather(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Allgather(buf, 1, MPI_INT, buf2, -1, MPI_INT, w), MPI_ERR_COUNT);
+    EXPECT(MPI_Allgather(buf, 1, MPI_INT, buf2, 1, MPI_DATATYPE_NULL, w), MPI_ERR_TYPE);
+    EXPECT(MPI_Allgather(buf, 1, MPI_INT, NULL, 1, MPI_INT, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Allgatherv(buf, 1, MPI_INT, buf2, NULL, ones, MPI_INT, w), MPI_ERR_ARG);
+    EXPECT(MPI_Allgatherv(buf, 1, MPI_INT, buf2, ones, NULL, MPI_INT, w), MPI_ERR_ARG);
+    EXPECT(MPI_Allgatherv(buf, 1, MPI_INT, buf2, neg, ones, MPI_INT, w), MPI_ERR_COUNT);
+    EXPECT(MPI_Allgatherv(buf, 1, MPI_INT, NULL, ones, ones, MPI_INT, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Allgatherv(MPI_IN_PLACE, 1, MPI_INT, buf2, ones, ones, loose, w), MPI_ERR_TYPE);
+
+    EXPECT(MPI_Alltoall(buf, -1, MPI_INT, buf2, 1, MPI_INT, w), MPI_ERR_COUNT);
+    EXPECT(MPI_Alltoall(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Alltoall(buf, 1, MPI_INT, buf, 1, MPI_INT, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, buf2, 1, loose, w), MPI_ERR_TYPE);
+    EXPECT(MPI_Alltoallv(buf, NULL, ones, MPI_INT, buf2, ones, ones, MPI_INT, w), MPI_ERR_ARG);
+    EXPECT(MPI_Alltoallv(buf, ones, NULL, MPI_INT, buf2, ones, ones, MPI_INT, w), MPI_ERR_ARG);
+    EXPECT(MPI_Alltoallv(buf, ones, ones, MPI_INT, buf2, ones, NULL, MPI_INT, w), MPI_ERR_ARG);
+    EXPECT(MPI_Alltoallv(buf, ones, ones, MPI_INT, buf2, neg, ones, MPI_INT, w), MPI_ERR_COUNT);
+    EXPECT(MPI_Alltoallv(NULL, ones, ones, MPI_INT, buf2, ones, ones, MPI_INT, w),
+           MPI_ERR_BUFFER);
+    EXPECT(MPI_Alltoallv(buf, ones, ones, MPI_INT, buf, ones, ones, MPI_INT, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Alltoallw(buf, ones, ones, NULL, buf2, ones, ones, types, w), MPI_ERR_ARG);
+    EXPECT(MPI_Alltoallw(buf, ones, ones, types, buf2, ones, ones, bad_types, w), MPI_ERR_TYPE);
+    EXPECT(MPI_Alltoallw(buf, neg, ones, types, buf2, ones, ones, types, w), MPI_ERR_COUNT);
+    EXPECT(MPI_Alltoallw(NULL, ones, ones, types, buf2, ones, ones, types, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Alltoallw(buf, ones, ones, types, MPI_IN_PLACE, ones, ones, types, w),
+           MPI_ERR_BUFFER);
+
+    EXPECT(MPI_Reduce(buf, buf2, 1, MPI_INT, MPI_OP_NULL, root, w), MPI_ERR_OP);
+    EXPECT(MPI_Reduce(buf, buf2, 1, MPI_BYTE, MPI_SUM, root, w), MPI_ERR_OP);
+    EXPECT(MPI_Reduce(buf, buf2, -1, MPI_INT, MPI_SUM, root, w), MPI_ERR_COUNT);
+    EXPECT(MPI_Reduce(buf, buf2, 1, MPI_DATATYPE_NULL, MPI_SUM, root, w), MPI_ERR_TYPE);
+    EXPECT(MPI_Reduce(buf, buf2, 1, MPI_INT, MPI_SUM, -2, w), MPI_ERR_ROOT);
+    EXPECT(MPI_Reduce(MPI_IN_PLACE, is_root ? MPI_IN_PLACE : buf2, 1, MPI_INT, MPI_SUM, root, w),
+           MPI_ERR_BUFFER);
+    EXPECT(MPI_Reduce(buf, is_root ? buf : buf2, non_root_count, MPI_INT, MPI_SUM, root, w),
+           is_root ? MPI_ERR_BUFFER : MPI_ERR_COUNT);
+    EXPECT(MPI_Reduce(buf, is_root ? NULL : buf2, non_root_count, MPI_INT, MPI_SUM, root, w),
+           is_root ? MPI_ERR_BUFFER : MPI_ERR_COUNT);
+
+    EXPECT(MPI_Reduce_scatter(buf, buf2, NULL, MPI_INT, MPI_SUM, w), MPI_ERR_ARG);
+    EXPECT(MPI_Reduce_scatter(buf, buf2, neg, MPI_INT, MPI_SUM, w), MPI_ERR_COUNT);
+    EXPECT(MPI_Reduce_scatter(buf, MPI_IN_PLACE, ones, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Reduce_scatter(buf, buf2, ones, MPI_INT, (MPI_Op)buf, w), MPI_ERR_OP);
+    EXPECT(MPI_Reduce_scatter(NULL, buf2, ones, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Reduce_scatter_block(buf, buf2, -1, MPI_INT, MPI_SUM, w), MPI_ERR_COUNT);
+    EXPECT(MPI_Reduce_scatter_block(buf, buf2, 1, MPI_C_BOOL, MPI_PROD, w), MPI_ERR_OP);
+    EXPECT(MPI_Reduce_scatter_block(buf, buf, 1, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Scan(buf, buf2, 1, MPI_INT, MPI_OP_NULL, w), MPI_ERR_OP);
+    EXPECT(MPI_Scan(buf, buf, 1, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Scan(buf, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Exscan(buf, buf2, 1, loose, MPI_SUM, w), MPI_ERR_TYPE);
+    EXPECT(MPI_Exscan(buf, NULL, 1, MPI_INT, MPI_MAX, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Exscan(buf, buf2, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL), MPI_ERR_COMM);
+    EXPECT(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, w), MPI_ERR_BUFFER);
+
+    /* What only a root checks, on MPI_COMM_SELF (where the caller is it). */
+    MPI_Comm s = MPI_COMM_SELF;
+    EXPECT(MPI_Gather(buf, 1, MPI_INT, buf2, -1, MPI_INT, 0, s), MPI_ERR_COUNT);
+    EXPECT(MPI_Gather(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, 0, s), MPI_ERR_BUFFER);
+    EXPECT(MPI_Gatherv(buf, 1, MPI_INT, buf2, NULL, ones, MPI_INT, 0, s), MPI_ERR_ARG);
+    EXPECT(MPI_Gatherv(buf, 1, MPI_INT, buf2, ones, ones, MPI_DATATYPE_NULL, 0, s), MPI_ERR_TYPE);
+    EXPECT(MPI_Scatter(MPI_IN_PLACE, 1, MPI_INT, buf2, 1, MPI_INT, 0, s), MPI_ERR_BUFFER);
+    EXPECT(MPI_Scatter(NULL, 1, MPI_INT, buf2, 1, MPI_INT, 0, s), MPI_ERR_BUFFER);
+    EXPECT(MPI_Scatterv(buf, ones, NULL, MPI_INT, buf2, 1, MPI_INT, 0, s), MPI_ERR_ARG);
+    EXPECT(MPI_Reduce(buf, NULL, 1, MPI_INT, MPI_SUM, 0, s), MPI_ERR_BUFFER);
+    EXPECT(MPI_Reduce(buf, buf2, 1, MPI_INT, MPI_SUM, 1, s), MPI_ERR_ROOT);
+
+    still_works(w);
+    still_works(s);
+    CHECK_OK(MPI_Type_free(&loose));
+    free(buf);
+    free(buf2);
+    free(ones);
+    free(neg);
+    free(types);
+    free(bad_types);
+}
+
+/* What only the ranks together can see is reported to every rank, and
+ * the communicator is usable afterwards. */
+static void mismatches_are_reported_to_every_rank(void)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    CHECK_OK(MPI_Comm_set_errhandler(w, MPI_ERRORS_RETURN));
+    int rank = comm_rank(w), size = comm_size(w), last = size - 1;
+    int *buf = ints(8 * (size_t)size, 0), *buf2 = ints(8 * (size_t)size, 0);
+    int *ones = ints((size_t)size, 1), *displs = ints((size_t)size, 0);
+    for (int r = 0; r < size; r++)
+        displs[r] = 2 * r;
+    if (size > 1) {
+        EXPECT(rank == last ? MPI_Scatter(buf, 1, MPI_INT, buf2, 1, MPI_INT, 0, w)
+                            : MPI_Gather(buf, 1, MPI_INT, buf2, 1, MPI_INT, 0, w),
+               MPI_ERR_OTHER);
+        EXPECT(MPI_Gather(buf, 1, MPI_INT, buf2, 1, MPI_INT, rank == last, w), MPI_ERR_ROOT);
+        /* the last rank sends 2 ints where the root takes 1: truncation */
+        EXPECT(MPI_Gather(buf, rank == last ? 2 : 1, MPI_INT, buf2, 1, MPI_INT, 0, w),
+               MPI_ERR_TRUNCATE);
+        EXPECT(MPI_Gather(buf, rank == last ? 0 : 1, MPI_INT, buf2, 1, MPI_INT, 0, w),
+               MPI_ERR_COUNT);
+        EXPECT(MPI_Scatter(buf, 2, MPI_INT, buf2, rank == last ? 1 : 2, MPI_INT, 0, w),
+               MPI_ERR_TRUNCATE);
+        EXPECT(MPI_Allgather(buf, rank == last ? 2 : 1, MPI_INT, buf2, 1, MPI_INT, w),
+               MPI_ERR_COUNT);
+        EXPECT(MPI_Allgather(buf, 2, MPI_INT, buf2, rank == last ? 1 : 2, MPI_INT, w),
+               MPI_ERR_TRUNCATE);
+        /* found by the receivers while they copy (each checks its own) */
+        int *counts = ints((size_t)size, 1);
+        if (rank == last)
+            counts[0] = 0;
+        EXPECT(MPI_Allgatherv(buf, 1, MPI_INT, buf2, counts, displs, MPI_INT, w),
+               MPI_ERR_TRUNCATE);
+        EXPECT(MPI_Alltoallv(buf, ones, displs, MPI_INT, buf2, counts, displs, MPI_INT, w),
+               MPI_ERR_TRUNCATE);
+        free(counts);
+        EXPECT(MPI_Alltoall(rank == last ? MPI_IN_PLACE : buf, 1, MPI_INT, buf2, 1, MPI_INT, w),
+               MPI_ERR_BUFFER);
+        EXPECT(MPI_Alltoall(buf, 1, rank == last ? MPI_UNSIGNED_SHORT : MPI_INT, buf2, 1,
+                            MPI_INT, w), MPI_ERR_COUNT);
+        EXPECT(MPI_Reduce(buf, buf2, 1, MPI_INT, rank == last ? MPI_MAX : MPI_SUM, 0, w),
+               MPI_ERR_OP);
+        EXPECT(MPI_Allreduce(buf, buf2, rank == last ? 2 : 1, MPI_INT, MPI_SUM, w),
+               MPI_ERR_COUNT);
+        EXPECT(MPI_Scan(buf, buf2, 1, rank == last ? MPI_FLOAT : MPI_INT, MPI_SUM, w),
+               MPI_ERR_TYPE);
+        EXPECT(rank == last ? MPI_Exscan(buf, buf2, 1, MPI_INT, MPI_SUM, w)
+                            : MPI_Scan(buf, buf2, 1, MPI_INT, MPI_SUM, w),
+               MPI_ERR_OTHER);
+        int *rs = ints((size_t)size, 1);
+        if (rank == last)
+            rs[last] = 2;
+        EXPECT(MPI_Reduce_scatter(buf, buf2, rs, MPI_INT, MPI_SUM, w), MPI_ERR_COUNT);
+        free(rs);
+        EXPECT(MPI_Reduce_scatter_block(buf, buf2, rank == last ? 2 : 1, MPI_INT, MPI_SUM, w),
+               MPI_ERR_COUNT);
+    }
+    /* On MPI_COMM_SELF too: the one rank disagrees with itself. */
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    EXPECT(MPI_Gather(buf, 2, MPI_INT, buf2, 1, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_TRUNCATE);
+    int two = 2;
+    EXPECT(MPI_Alltoallv(buf, &two, displs, MPI_INT, buf2, ones, displs, MPI_INT, MPI_COMM_SELF),
+           MPI_ERR_TRUNCATE);
+    still_works(w);
+    still_works(MPI_COMM_SELF);
+    free(buf);
+    free(buf2);
+    free(ones);
+    free(displs);
+}
+
+/* For the fatal paths (tests/expect_crash.sh checks the message). */
+static void gather_mismatch_is_fatal(void)
+{
+    int rank = comm_rank(MPI_COMM_WORLD), size = comm_size(MPI_COMM_WORLD);
+    int buf[2] = {0, 0}, *rbuf = ints(2 * (size_t)size, 0);
+    MPI_Gather(buf, rank == size - 1 ? 2 : 1, MPI_INT, rbuf, 1, MPI_INT, 0, MPI_COMM_WORLD);
+}
+
+static void alltoallv_mismatch_is_fatal(void)
+{
+    int rank = comm_rank(MPI_COMM_WORLD), size = comm_size(MPI_COMM_WORLD);
+    int *sc = ints((size_t)size, 1), *rc = ints((size_t)size, 1), *d = ints((size_t)size, 0);
+    for (int r = 0; r < size; r++)
+        d[r] = 2 * r;
+    if (rank == 0)
+        sc[1] = 2;   /* rank 1 expects 1 int from rank 0 */
+    int *sbuf = ints(2 * (size_t)size, 0), *rbuf = ints(2 * (size_t)size, 0);
+    MPI_Alltoallv(sbuf, sc, d, MPI_INT, rbuf, rc, d, MPI_INT, MPI_COMM_WORLD);
+}
+
+static void bad_recvcounts_is_fatal(void)
+{
+    int size = comm_size(MPI_COMM_WORLD), v = 0;
+    int *counts = ints((size_t)size, 1), *displs = ints((size_t)size, 0);
+    counts[size - 1] = -1;
+    int *rbuf = ints((size_t)size, 0);
+    MPI_Gatherv(&v, 1, MPI_INT, rbuf, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+}
+
+/* ---- stress ----------------------------------------------------------------------------------------- */
+
+/* Thousands of rounds of every kind, small and large, roots moving: each
+ * result checked. */
+static void thousands_of_rounds(void)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int rank = comm_rank(comm), size = comm_size(comm);
+    enum { BIG = 3000 };
+    int *sbuf = ints(BIG, 0), *rbuf = ints((size_t)size * BIG, 0);
+    long *l = malloc((size_t)size * sizeof *l);
+    for (int it = 0; it < 2000; it++) {
+        int root = (it * 7) % size, n = it % 10 == 0 ? BIG : 1 + it % 3;
+        for (int i = 0; i < n; i++)
+            sbuf[i] = val(rank + it, i);
+        switch (it % 5) {
+        case 0:
+            CHECK_OK(MPI_Gather(sbuf, n, MPI_INT, rbuf, n, MPI_INT, root, comm));
+            for (int r = 0; rank == root && r < size; r++)
+                for (int i = 0; i < n; i++)
+                    CHECK(rbuf[(size_t)r * n + i] == val(r + it, i));
+            break;
+        case 1:
+            CHECK_OK(MPI_Allgather(sbuf, n, MPI_INT, rbuf, n, MPI_INT, comm));
+            for (int r = 0; r < size; r++)
+                CHECK(rbuf[(size_t)r * n + n - 1] == val(r + it, n - 1));
+            break;
+        case 2:
+            for (int q = 0; rank == root && q < size; q++)
+                for (int i = 0; i < n; i++)
+                    rbuf[(size_t)q * n + i] = val2(root, q, it + i);
+            CHECK_OK(MPI_Scatter(rbuf, n, MPI_INT, sbuf, n, MPI_INT, root, comm));
+            for (int i = 0; i < n; i++)
+                CHECK(sbuf[i] == val2(root, rank, it + i));
+            break;
+        case 3: {
+            long mine = rank + it, sum = -1;
+            CHECK_OK(MPI_Scan(&mine, &sum, 1, MPI_LONG, MPI_SUM, comm));
+            CHECK(sum == (long)rank * (rank + 1) / 2 + (long)(rank + 1) * it);
+            CHECK_OK(MPI_Allgather(&mine, 1, MPI_LONG, l, 1, MPI_LONG, comm));
+            for (int r = 0; r < size; r++)
+                CHECK(l[r] == r + it);
+            break;
+        }
+        default: {
+            for (int q = 0; q < size; q++)
+                rbuf[q] = val2(rank, q, it);
+            CHECK_OK(MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, rbuf, 1, MPI_INT, comm));
+            for (int q = 0; q < size; q++)
+                CHECK(rbuf[q] == val2(q, rank, it));
+            long v = rank * it, max = -1;
+            CHECK_OK(MPI_Reduce(&v, &max, 1, MPI_LONG, MPI_MAX, root, comm));
+            CHECK(rank != root || max == (long)(size - 1) * it);
+        }
+        }
+    }
+    free(sbuf);
+    free(rbuf);
+    free(l);
+}
+
+typedef struct coll_case {
+    const char *name;
+    void (*run)(void);
+} coll_case;
+
+static const coll_case cases[] = {
+    {"gather_and_gatherv", gather_and_gatherv},
+    {"scatter_and_scatterv", scatter_and_scatterv},
+    {"allgather_and_allgatherv", allgather_and_allgatherv},
+    {"alltoall_v_and_w", alltoall_v_and_w},
+    {"reduce_and_allreduce_in_rank_order", reduce_and_allreduce_in_rank_order},
+    {"reduce_scatter_and_block", reduce_scatter_and_block},
+    {"scan_and_exscan_in_rank_order", scan_and_exscan_in_rank_order},
+    {"all_collectives_back_to_back", all_collectives_back_to_back},
+    {"all_collectives_at_scale", all_collectives_at_scale},
+    {"zero_counts_move_nothing", zero_counts_move_nothing},
+    {"bad_arguments_return_errors", bad_arguments_return_errors},
+    {"mismatches_are_reported_to_every_rank", mismatches_are_reported_to_every_rank},
+    {"gather_mismatch_is_fatal", gather_mismatch_is_fatal},
+    {"alltoallv_mismatch_is_fatal", alltoallv_mismatch_is_fatal},
+    {"bad_recvcounts_is_fatal", bad_recvcounts_is_fatal},
+    {"thousands_of_rounds", thousands_of_rounds},
+};
+
+int main(int argc, char **argv)
+{
+    CHECK_OK(MPI_Init(&argc, &argv));
+    int rank = comm_rank(MPI_COMM_WORLD), size = comm_size(MPI_COMM_WORLD);
+    const coll_case *run = NULL;
+    for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
+        if (strcmp(argv[1], cases[i].name) == 0)
+            run = &cases[i];
+    if (!run) {
+        if (rank == 0)
+            fprintf(stderr, "usage: %s CASE\n", argv[0]);
+        MPI_Finalize();
+        return 2;
+    }
+    run->run();
+    CHECK_OK(MPI_Finalize());
+    if (rank == 0)
+        printf("%s: ok (%d ranks)\n", run->name, size);
+    return 0;
+}
