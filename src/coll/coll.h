@@ -146,6 +146,37 @@ int myr_coll_allreduce(MPI_Comm comm, myr_rank *self, const void *in,
                        const char **why) __attribute__((warn_unused_result));
 
 
+/* ---- nonblocking collectives (nbc.c) ------------------------------------ */
+
+/* A nonblocking collective is its blocking algorithm run by a ULT acting
+ * for the calling rank: `fn` receives the communicator, the rank and the
+ * engine's copy of the arguments, and returns as the myr_coll_* functions
+ * do (MPI_SUCCESS, or an error class with *why saying what went wrong). */
+typedef int (*myr_coll_nb_fn)(MPI_Comm comm, myr_rank *self, void *args,
+                              const char **why);
+/* Called once on the engine's copy of the arguments when the operation is
+ * over (after fn, or instead of it when the start fails): release what the
+ * starter took for it (datatype references, copies of count arrays). */
+typedef void (*myr_coll_nb_cleanup)(void *args);
+
+/* Start `fn` on `comm` for rank `self`: args_size bytes at `args` are
+ * copied (arrays they point to must live until completion: copy what the
+ * user may free, and free it in `cleanup`, which may be NULL). The
+ * operation runs after every collective this rank started earlier on
+ * comm, and *request (a new active request) completes when it returns;
+ * an error it returns is raised by MPI_Wait/Test as "`call`: why".
+ * MPI_SUCCESS, or MPI_ERR_NO_MEM (nothing started, cleanup already
+ * called). */
+int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
+                      myr_coll_nb_fn fn, const void *args, size_t args_size,
+                      myr_coll_nb_cleanup cleanup, MPI_Request *request)
+    __attribute__((warn_unused_result));
+/* Before a blocking collective on comm (every entry point that runs one,
+ * communicator constructors included): wait until the nonblocking ones
+ * this rank started on comm have finished. One load when none is
+ * pending. */
+void myr_coll_nb_drain(MPI_Comm comm, myr_rank *self);
+
 /* ---- creating communicators (comm_create.c) --------------------------- */
 
 /* Collective over `parent`: the ranks passing the same color (not

@@ -10,7 +10,8 @@
  * user's reference and one per nonblocking request using it, so
  * MPI_Comm_free with operations pending frees nothing they still read;
  * the shared object goes with the last member's handle, whenever the
- * other members free theirs.
+ * other members free theirs. A handle's virtual topology (core.h,
+ * myr_topo) is referenced by the handle and its duplicates' handles.
  */
 #include "core/core.h"
 
@@ -176,6 +177,7 @@ void myr_comm_release(MPI_Comm comm)
         return;
     if (atomic_fetch_sub_explicit(&comm->refs, 1, memory_order_acq_rel) != 1)
         return;
+    myr_topo_release(comm->topo);
     if (comm->kind == MYR_COMM_INTER) {
         myr_rankmap_release(comm->remote);
         myr_comm_release(comm->local_comm);
@@ -185,6 +187,39 @@ void myr_comm_release(MPI_Comm comm)
     free(comm->local.name);
     comm->magic = MYR_MAGIC_DEAD;
     free(comm);
+}
+
+/* ---- topologies ------------------------------------------------------------ */
+
+myr_topo *myr_topo_new(myr_topo_kind kind, size_t nints)
+{
+    myr_topo *t = malloc(sizeof *t + nints * sizeof t->data[0]);
+    if (t) {
+        memset(t, 0, sizeof *t);
+        atomic_init(&t->refs, 1);
+        t->kind = kind;
+    }
+    return t;
+}
+
+void myr_topo_retain(myr_topo *t)
+{
+    if (t)
+        atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+}
+
+void myr_topo_release(myr_topo *t)
+{
+    if (t && atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
+        free(t);
+}
+
+void myr_comm_topo_inherit(MPI_Comm from, MPI_Comm to)
+{
+    if (from->kind == MYR_COMM_INTRA && from->topo && to) {
+        myr_topo_retain(from->topo);
+        to->topo = from->topo;
+    }
 }
 
 myr_rankmap *myr_comm_rankmap(MPI_Comm comm, myr_rank *self, bool *ok)

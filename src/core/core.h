@@ -205,10 +205,21 @@ int myr_datatype_unpack_external(void *out, const void *in, MPI_Count count,
 
 struct myr_rank;
 
+/* The nonblocking collectives a rank started on a communicator and that
+ * have not finished, in call order (coll/nbc.c): the head is running. */
+struct myr_coll_nb_op;
+typedef struct myr_coll_nb_queue {
+    _Atomic int pending;                 /* started, not finished */
+    myr_spinlock lock;                   /* head and tail */
+    struct myr_coll_nb_op *head, *tail;
+    _Atomic(myr_ult_t *) runner;         /* the ULT running them, if any */
+} myr_coll_nb_queue;
+
 /* Per-rank state of a communicator (MPI makes it per process). */
 typedef struct myr_comm_local {
     MPI_Errhandler errhandler;
     char *name;            /* set by MPI_Comm_set_name; NULL: the default */
+    myr_coll_nb_queue nb;
     struct myr_attr *attrs;    /* cached attributes (mpi/attr.c) */
     MPI_Info hints;        /* MPI_Comm_set_info's; MPI_INFO_NULL: none (mpi/info.c) */
 } myr_comm_local;
@@ -250,6 +261,49 @@ typedef enum {
     MYR_COMM_WORLD, MYR_COMM_SELF, MYR_COMM_INTRA, MYR_COMM_INTER
 } myr_comm_kind;
 
+/* A communicator's virtual topology (MPI 3.1 chapter 7). Immutable once
+ * attached, and shared by reference count: a Cartesian or graph topology
+ * by every member's handle and their duplicates; a distributed graph holds
+ * only the calling rank's neighbours, one object per member. The arrays
+ * point into `data`. */
+typedef enum {
+    MYR_TOPO_CART = 1, MYR_TOPO_GRAPH, MYR_TOPO_DIST_GRAPH
+} myr_topo_kind;
+
+typedef struct myr_topo {
+    _Atomic int refs;
+    myr_topo_kind kind;
+    /* MYR_TOPO_CART: ndims dimensions (0 allowed), row-major ranks. */
+    int ndims;
+    int *dims;
+    int *periods;          /* 0 or 1 */
+    /* MYR_TOPO_GRAPH: MPI's cumulative index and the edges. */
+    int nnodes;
+    int *index;
+    int *edges;
+    /* MYR_TOPO_DIST_GRAPH: this rank's in- and out-neighbours in order;
+     * the weight arrays are NULL when unweighted. */
+    int indegree, outdegree;
+    int *sources, *sourceweights;
+    int *destinations, *destweights;
+    bool weighted;
+    int data[];
+} myr_topo;
+
+/* A topology of `kind` with room for `nints` ints in data (refs 1, the
+ * arrays left NULL for the caller to point into data); NULL when out of
+ * memory. */
+myr_topo *myr_topo_new(myr_topo_kind kind, size_t nints);
+void myr_topo_retain(myr_topo *t);
+void myr_topo_release(myr_topo *t);
+/* `to` (a new handle) takes `from`'s topology, as a duplicate does. */
+void myr_comm_topo_inherit(MPI_Comm from, MPI_Comm to);
+
+/* Context ids with this bit set carry the library's own messages on a
+ * communicator (neighbour collectives), never the user's: created ids
+ * count up from 2 and never reach it. */
+#define MYR_CONTEXT_LIBRARY 0x80000000u
+
 /* What the members of a created intracommunicator share. Built once by
  * one member (coll/coll.c decides who) and referenced by every member's
  * handle; freed with the last handle. */
@@ -285,6 +339,8 @@ struct myr_mpi_comm {
     const int *remote_members;
     myr_rankmap *remote;
     MPI_Comm local_comm;
+    /* Its virtual topology (created intracommunicators only), or NULL. */
+    myr_topo *topo;
     /* The user's handle, plus one per nonblocking request using it, so a
      * freed communicator lives until its pending operations complete. */
     _Atomic int refs;

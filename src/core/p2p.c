@@ -35,6 +35,10 @@ struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind)
 void myr_request_release(struct myr_mpi_request *r)
 {
     r->magic = MYR_MAGIC_DEAD;
+    if (__builtin_expect(r->why != NULL, 0)) {
+        free(r->why);
+        r->why = NULL;
+    }
     if (r->heap) {
         myr_comm_release(r->comm);  /* the reference describe_* took */
         if (r->type)

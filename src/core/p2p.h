@@ -34,7 +34,9 @@
 /* Used only inside libmyriad: called directly, not through the PLT. */
 #define MYR_INTERNAL __attribute__((visibility("hidden")))
 
-typedef enum { MYR_REQ_SEND = 1, MYR_REQ_RECV = 2 } myr_req_kind;
+/* MYR_REQ_COLL: a nonblocking collective (coll/nbc.c), completed by the
+ * ULT that runs it; its status carries only MPI_ERROR. */
+typedef enum { MYR_REQ_SEND = 1, MYR_REQ_RECV = 2, MYR_REQ_COLL = 3 } myr_req_kind;
 typedef enum {
     MYR_MODE_STANDARD, MYR_MODE_BUFFERED, MYR_MODE_SYNC, MYR_MODE_READY
 } myr_send_mode;
@@ -71,6 +73,9 @@ struct myr_mpi_request {
     myr_rank *dest;
     /* Receive side: links in the owner's posted queue. */
     struct myr_mpi_request *next, *prev;
+    /* A failed collective: what went wrong, in full (malloc'd; freed with
+     * the request). NULL otherwise. */
+    char *why;
 };
 
 /* An envelope: a message that arrived before its receive, or one taken by
@@ -128,6 +133,7 @@ static inline void myr_request_init(struct myr_mpi_request *r, myr_rank *owner,
     r->env = NULL;
     r->dest = NULL;
     r->next = r->prev = NULL;
+    r->why = NULL;
 }
 
 /* A blocking call's own request (`solo`): the calling ULT is its waiter

@@ -14,6 +14,8 @@
 #include "mpi/mpi_impl.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int check_buffer(const char *call, MPI_Comm comm, const void *buf,
                         const char *what, int count)
@@ -385,200 +387,558 @@ static int coll_call(const char *call, MPI_Comm comm, const myr_coll_args *a)
         return myr_inter_coll(call, comm, a);
     if ((err = check_args(call, comm, self, a)))
         return err;
+    myr_coll_nb_drain(comm, self);   /* after the rank's nonblocking ones */
     const char *why = NULL;
     err = myr_coll_run(comm, self, a, &why);
     return raise_coll(call, comm, err, why);
 }
 
-/* ---- the entry points ------------------------------------------------------------ */
+/* ---- nonblocking forms (the engine: coll/nbc.c) ----------------------------------
+ *
+ * An I-form checks what its blocking form checks, then hands the engine a
+ * copy of the arguments that outlives the call: the count, displacement
+ * and type arrays are copied (one block, freed at completion) and every
+ * datatype gains a reference, since the user may free types before the
+ * operation completes. The engine runs the blocking algorithm, in call
+ * order with the rank's other collectives on the communicator. */
 
-int PMPI_Barrier(MPI_Comm comm)
+typedef struct nb_args {
+    myr_coll_args a;
+    int n;                 /* the communicator's size: the arrays' length */
+    void *arrays;          /* the copies the pointers of `a` point into */
+} nb_args;
+
+static int nb_run(MPI_Comm comm, myr_rank *self, void *args, const char **why)
+{
+    return myr_coll_run(comm, self, &((nb_args *)args)->a, why);
+}
+
+static void retain_type(MPI_Datatype t)
+{
+    if (t != MPI_DATATYPE_NULL)
+        myr_datatype_retain(t);
+}
+
+static void release_type(MPI_Datatype t)
+{
+    if (t != MPI_DATATYPE_NULL)
+        myr_datatype_release(t);
+}
+
+static void nb_types(const myr_coll_args *a, int n, void (*fn)(MPI_Datatype))
+{
+    MPI_Datatype one[] = {a->stype, a->rtype, a->type};
+    for (int i = 0; i < 3; i++)
+        fn(one[i]);
+    for (int i = 0; a->stypes && i < n; i++)
+        fn(a->stypes[i]);
+    for (int i = 0; a->rtypes && i < n; i++)
+        fn(a->rtypes[i]);
+}
+
+static void nb_cleanup(void *args)
+{
+    nb_args *c = args;
+    nb_types(&c->a, c->n, release_type);
+    free(c->arrays);
+}
+
+/* Copy the n-entry array at *p (if any) to *next, and point *p there. */
+#define NB_COPY_ARRAY(p, next, n)                                      \
+    do {                                                              \
+        if (p) {                                                      \
+            memcpy((next), (p), (size_t)(n) * sizeof *(p));           \
+            (p) = (void *)(next);                                     \
+            (next) = (char *)(next) + (size_t)(n) * sizeof *(p);      \
+        }                                                             \
+    } while (0)
+
+static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args,
+                      MPI_Request *request)
+{
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = myr_check_intra(call, comm)) ||
+        (err = myr_check_pointer(call, comm, request, "request")) ||
+        (err = check_args(call, comm, self, args)))
+        return err;
+    nb_args c = {.a = *args};
+    c.a.nonblocking = true;
+    int n = c.n = myr_comm_size(comm);
+    size_t ints = (size_t)n * ((c.a.scounts != NULL) + (c.a.sdispls != NULL) +
+                               (c.a.rcounts != NULL) + (c.a.rdispls != NULL));
+    size_t types = (size_t)n * ((c.a.stypes != NULL) + (c.a.rtypes != NULL));
+    if (ints + types > 0) {
+        /* Types first: the stricter alignment. */
+        char *next = c.arrays = malloc(types * sizeof(MPI_Datatype) + ints * sizeof(int));
+        if (!c.arrays)
+            return myr_mpi_error(comm, MPI_ERR_NO_MEM, call,
+                                 "out of memory for a nonblocking collective's arguments");
+        NB_COPY_ARRAY(c.a.stypes, next, n);
+        NB_COPY_ARRAY(c.a.rtypes, next, n);
+        NB_COPY_ARRAY(c.a.scounts, next, n);
+        NB_COPY_ARRAY(c.a.sdispls, next, n);
+        NB_COPY_ARRAY(c.a.rcounts, next, n);
+        NB_COPY_ARRAY(c.a.rdispls, next, n);
+    }
+    nb_types(&c.a, n, retain_type);
+    /* On failure the engine has already called nb_cleanup. */
+    if ((err = myr_coll_nb_start(comm, self, call, nb_run, &c, sizeof c, nb_cleanup, request)))
+        return myr_mpi_error(comm, err, call, "out of memory for a nonblocking collective");
+    return MPI_SUCCESS;
+}
+
+/* Run (nb false) or start (nb true, *request) the collective `a`. */
+static int coll_start(MPI_Comm comm, const myr_coll_args *a, bool nb, MPI_Request *request)
+{
+    const char *call = myr_coll_name(a->kind, nb);
+    return nb ? icoll_call(call, comm, a, request) : coll_call(call, comm, a);
+}
+
+/* ---- the entry points: MPI_X and MPI_IX share one function -------------------------- */
+
+static int barrier(bool nb, MPI_Comm comm, MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_BARRIER};
-    return coll_call("MPI_Barrier", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Barrier(MPI_Comm comm)
+{
+    return barrier(false, comm, NULL);
 }
 int MPI_Barrier(MPI_Comm comm) MYR_PMPI(Barrier);
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    return barrier(true, comm, request);
+}
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) MYR_PMPI(Ibarrier);
 
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+static int bcast(bool nb, void *buffer, int count, MPI_Datatype datatype, int root,
+                 MPI_Comm comm, MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_BCAST, .rbuf = buffer, .count = count,
                        .type = datatype, .root = root};
-    return coll_call("MPI_Bcast", comm, &a);
+    return coll_start(comm, &a, nb, request);
 }
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-    MYR_PMPI(Bcast);
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return bcast(false, buffer, count, datatype, root, comm, NULL);
+}
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+              MPI_Comm comm) MYR_PMPI(Bcast);
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return bcast(true, buffer, count, datatype, root, comm, request);
+}
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request *request) MYR_PMPI(Ibcast);
 
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int gather(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_GATHER, .sbuf = sendbuf, .scount = sendcount,
                        .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                        .rtype = recvtype, .root = root};
-    return coll_call("MPI_Gather", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return gather(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  NULL);
 }
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-    MYR_PMPI(Gather);
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) MYR_PMPI(Gather);
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    return gather(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  request);
+}
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Request *request) MYR_PMPI(Igather);
 
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm)
+static int gatherv(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int displs[],
+                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_GATHERV, .sbuf = sendbuf, .scount = sendcount,
                        .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
                        .rdispls = displs, .rtype = recvtype, .root = root};
-    return coll_call("MPI_Gatherv", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
+{
+    return gatherv(false, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                   root, comm, NULL);
 }
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm) MYR_PMPI(Gatherv);
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return gatherv(true, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                   root, comm, request);
+}
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request) MYR_PMPI(Igatherv);
 
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int scatter(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_SCATTER, .sbuf = sendbuf, .scount = sendcount,
                        .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                        .rtype = recvtype, .root = root};
-    return coll_call("MPI_Scatter", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return scatter(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                   comm, NULL);
 }
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-    MYR_PMPI(Scatter);
+                int recvcount, MPI_Datatype recvtype, int root,
+                MPI_Comm comm) MYR_PMPI(Scatter);
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    return scatter(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                   request);
+}
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request) MYR_PMPI(Iscatter);
 
-int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm)
+static int scatterv(bool nb, const void *sendbuf, const int sendcounts[], const int displs[],
+                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_SCATTERV, .sbuf = sendbuf, .scounts = sendcounts,
                        .sdispls = displs, .stype = sendtype, .rbuf = recvbuf,
                        .rcount = recvcount, .rtype = recvtype, .root = root};
-    return coll_call("MPI_Scatterv", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
+{
+    return scatterv(false, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                    root, comm, NULL);
 }
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) MYR_PMPI(Scatterv);
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request *request)
+{
+    return scatterv(true, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                    root, comm, request);
+}
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request *request) MYR_PMPI(Iscatterv);
 
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int allgather(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_ALLGATHER, .sbuf = sendbuf, .scount = sendcount,
                        .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                        .rtype = recvtype};
-    return coll_call("MPI_Allgather", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgather(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                     NULL);
 }
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) MYR_PMPI(Allgather);
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return allgather(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                     request);
+}
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request *request) MYR_PMPI(Iallgather);
 
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                    MPI_Comm comm)
+static int allgatherv(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_ALLGATHERV, .sbuf = sendbuf, .scount = sendcount,
                        .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
                        .rdispls = displs, .rtype = recvtype};
-    return coll_call("MPI_Allgatherv", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
+{
+    return allgatherv(false, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                      recvtype, comm, NULL);
 }
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) MYR_PMPI(Allgatherv);
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return allgatherv(true, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                      comm, request);
+}
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request) MYR_PMPI(Iallgatherv);
 
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int alltoall(bool nb, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_ALLTOALL, .sbuf = sendbuf, .scount = sendcount,
                        .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                        .rtype = recvtype};
-    return coll_call("MPI_Alltoall", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoall(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                    NULL);
 }
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) MYR_PMPI(Alltoall);
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return alltoall(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                    request);
+}
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                  MPI_Request *request) MYR_PMPI(Ialltoall);
 
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int alltoallv(bool nb, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_ALLTOALLV, .sbuf = sendbuf, .scounts = sendcounts,
                        .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf,
                        .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
-    return coll_call("MPI_Alltoallv", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoallv(false, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                     rdispls, recvtype, comm, NULL);
 }
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-    MYR_PMPI(Alltoallv);
+                  const int rdispls[], MPI_Datatype recvtype,
+                  MPI_Comm comm) MYR_PMPI(Alltoallv);
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    return alltoallv(true, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                     recvtype, comm, request);
+}
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request *request) MYR_PMPI(Ialltoallv);
 
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int alltoallw(bool nb, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                     MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_ALLTOALLW, .sbuf = sendbuf, .scounts = sendcounts,
                        .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf,
                        .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes};
-    return coll_call("MPI_Alltoallw", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return alltoallw(false, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                     rdispls, recvtypes, comm, NULL);
 }
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-    MYR_PMPI(Alltoallw);
+                  const int rdispls[], const MPI_Datatype recvtypes[],
+                  MPI_Comm comm) MYR_PMPI(Alltoallw);
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request)
+{
+    return alltoallw(true, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                     rdispls, recvtypes, comm, request);
+}
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                   MPI_Request *request) MYR_PMPI(Ialltoallw);
 
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                MPI_Op op, int root, MPI_Comm comm)
+static int reduce(bool nb, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf,
                        .count = count, .type = datatype, .op = op, .root = root};
-    return coll_call("MPI_Reduce", comm, &a);
+    return coll_start(comm, &a, nb, request);
 }
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-               MPI_Op op, int root, MPI_Comm comm) MYR_PMPI(Reduce);
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
+{
+    return reduce(false, sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+}
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm) MYR_PMPI(Reduce);
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce(true, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request *request) MYR_PMPI(Ireduce);
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int allreduce(bool nb, const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_ALLREDUCE, .sbuf = sendbuf, .rbuf = recvbuf,
                        .count = count, .type = datatype, .op = op};
-    return coll_call("MPI_Allreduce", comm, &a);
+    return coll_start(comm, &a, nb, request);
 }
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) MYR_PMPI(Allreduce);
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm)
+{
+    return allreduce(false, sendbuf, recvbuf, count, datatype, op, comm, NULL);
+}
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm) MYR_PMPI(Allreduce);
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return allreduce(true, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request) MYR_PMPI(Iallreduce);
 
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int reduce_scatter(bool nb, const void *sendbuf, void *recvbuf, const int recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_REDUCE_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf,
                        .rcounts = recvcounts, .type = datatype, .op = op};
-    return coll_call("MPI_Reduce_scatter", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter(false, sendbuf, recvbuf, recvcounts, datatype, op, comm, NULL);
 }
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-    MYR_PMPI(Reduce_scatter);
+                       MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm) MYR_PMPI(Reduce_scatter);
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_scatter(true, sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+}
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        MPI_Request *request) MYR_PMPI(Ireduce_scatter);
 
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int reduce_scatter_block(bool nb, const void *sendbuf, void *recvbuf, int recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_REDUCE_SCATTER_BLOCK, .sbuf = sendbuf,
                        .rbuf = recvbuf, .count = recvcount, .type = datatype, .op = op};
-    return coll_call("MPI_Reduce_scatter_block", comm, &a);
+    return coll_start(comm, &a, nb, request);
+}
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter_block(false, sendbuf, recvbuf, recvcount, datatype, op, comm, NULL);
 }
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-    MYR_PMPI(Reduce_scatter_block);
+                             MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm) MYR_PMPI(Reduce_scatter_block);
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request)
+{
+    return reduce_scatter_block(true, sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+}
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request) MYR_PMPI(Ireduce_scatter_block);
 
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-              MPI_Op op, MPI_Comm comm)
+static int scan(bool nb, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_SCAN, .sbuf = sendbuf, .rbuf = recvbuf,
                        .count = count, .type = datatype, .op = op};
-    return coll_call("MPI_Scan", comm, &a);
+    return coll_start(comm, &a, nb, request);
 }
-int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-             MPI_Op op, MPI_Comm comm) MYR_PMPI(Scan);
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm)
+{
+    return scan(false, sendbuf, recvbuf, count, datatype, op, comm, NULL);
+}
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm) MYR_PMPI(Scan);
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Request *request)
+{
+    return scan(true, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request) MYR_PMPI(Iscan);
 
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                MPI_Op op, MPI_Comm comm)
+static int exscan(bool nb, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_EXSCAN, .sbuf = sendbuf, .rbuf = recvbuf,
                        .count = count, .type = datatype, .op = op};
-    return coll_call("MPI_Exscan", comm, &a);
+    return coll_start(comm, &a, nb, request);
 }
-int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-               MPI_Op op, MPI_Comm comm) MYR_PMPI(Exscan);
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+{
+    return exscan(false, sendbuf, recvbuf, count, datatype, op, comm, NULL);
+}
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm) MYR_PMPI(Exscan);
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return exscan(true, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Request *request) MYR_PMPI(Iexscan);

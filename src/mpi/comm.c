@@ -40,6 +40,7 @@ static int split(const char *call, MPI_Comm comm, myr_rank *self, int color, int
 {
     MPI_Comm made = MPI_COMM_NULL;
     const char *why = "";
+    myr_coll_nb_drain(comm, self);
     int err = myr_coll_comm_split(comm, self, color, key, &made, &why);
     return finish(call, comm, self, err, why, made, newcomm);
 }
@@ -60,6 +61,7 @@ static int dup(const char *call, MPI_Comm comm, myr_rank *self, MPI_Info hints,
         myr_comm_release(made);
         return err;
     }
+    myr_comm_topo_inherit(comm, made);   /* a duplicate keeps the topology */
     *newcomm = made;
     return MPI_SUCCESS;
 }

@@ -8,12 +8,19 @@
  * status. Completing a non-persistent request frees it and nulls the
  * handle; a persistent one becomes inactive.
  *
+ * A nonblocking collective's request (MYR_REQ_COLL, coll/nbc.c) is
+ * completed by the ULT running the collective; its failure carries a
+ * message (request->why) that Wait/Test raise. It cannot be freed or
+ * cancelled (MPI 3.1, 5.12).
+ *
  * Waiting suspends the calling ULT on its rank's wait cell (core/wait.c);
  * Test calls that find nothing yield, so a polling loop lets the ranks it
  * waits for run on the same worker.
  */
 #include "core/p2p.h"
 #include "mpi/mpi_impl.h"
+
+#include <stdlib.h>
 
 static bool is_pending(MPI_Request r)
 {
@@ -66,8 +73,10 @@ static void empty_status(MPI_Status *status)
         myr_status_empty(status);
 }
 
-static int raise_op_error(const char *call, MPI_Comm comm, int err)
+static int raise_op_error(const char *call, MPI_Comm comm, int err, const char *why)
 {
+    if (why)
+        return myr_mpi_error(comm, err, call, "%s", why);
     if (err == MPI_ERR_TRUNCATE)
         return myr_mpi_error(comm, err, call, "received message truncated to the "
                                               "receive buffer");
@@ -82,11 +91,16 @@ static int retire_and_raise(const char *call, MPI_Request *request, MPI_Status *
 {
     MPI_Comm comm = (*request)->comm;
     bool failed = (*request)->status.MPI_ERROR != MPI_SUCCESS;
-    if (failed)
+    char *why = NULL;
+    if (failed) {
         myr_comm_retain(comm);
+        why = (*request)->why;   /* a collective's message outlives it */
+        (*request)->why = NULL;
+    }
     int err = retire(request, status);
     if (err)
-        err = raise_op_error(call, comm, err);
+        err = raise_op_error(call, comm, err, why);
+    free(why);
     if (failed)
         myr_comm_release(comm);
     return err;
@@ -401,6 +415,19 @@ static int check_live_request(const char *call, MPI_Request *request)
     return check_request(call, *request);
 }
 
+/* MPI 3.1, 5.12: freeing or cancelling the request of a nonblocking
+ * collective is erroneous (the other ranks' operations depend on this
+ * one's): an error, and the request stays as it was. */
+static int check_not_collective(const char *call, MPI_Request r, const char *verb)
+{
+    if (r->kind == MYR_REQ_COLL)
+        return myr_mpi_error(r->comm, MPI_ERR_REQUEST, call,
+                             "request belongs to a nonblocking collective, which "
+                             "cannot be %s (complete it with MPI_Wait or MPI_Test)",
+                             verb);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Request_free(MPI_Request *request)
 {
     static const char call[] = "MPI_Request_free";
@@ -409,6 +436,8 @@ int PMPI_Request_free(MPI_Request *request)
     if (!self)
         return err;
     if ((err = check_live_request(call, request)))
+        return err;
+    if ((err = check_not_collective(call, *request, "freed")))
         return err;
     MPI_Request r = *request;
     *request = MPI_REQUEST_NULL;
@@ -431,7 +460,8 @@ int PMPI_Cancel(MPI_Request *request)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = check_live_request(call, request)))
+    if ((err = check_live_request(call, request)) ||
+        (err = check_not_collective(call, *request, "cancelled")))
         return err;
     /* Success or not, the request still completes and must be waited for. */
     if (is_pending(*request) && !myr_request_done(*request))

@@ -1,0 +1,586 @@
+/* nbc_calls.c — nonblocking collectives (MPI_Ibarrier, MPI_Ibcast,
+ * MPI_Iallreduce) and MPI_Comm_idup: results, call order, overlap with
+ * other work, the Wait/Test families over them, and the error class of
+ * each bad argument. Usage: nbc_calls CASE. Any number of ranks. */
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "../check.h"
+
+static int world_rank(void)
+{
+    int r;
+    CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &r));
+    return r;
+}
+
+static int world_size(void)
+{
+    int s;
+    CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &s));
+    return s;
+}
+
+/* An Ibarrier is not complete before every rank has called it: rank 0
+ * tests it while the last rank has not arrived (that rank waits for rank
+ * 0's word first), and meanwhile exchanges messages. */
+static void ibarrier_completes_only_when_all_arrive(void)
+{
+    int n = world_size(), me = world_rank(), last = n - 1;
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (n == 1) {
+        CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+        CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK(req == MPI_REQUEST_NULL);
+        return;
+    }
+    if (me == last) {
+        int word;
+        CHECK_OK(MPI_Recv(&word, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(word == 12345);
+    }
+    CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+    CHECK(req != MPI_REQUEST_NULL);
+    if (me == 0) {
+        for (int i = 0; i < 50; i++) {
+            int flag = 1;
+            CHECK_OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+            CHECK(!flag);
+            CHECK(req != MPI_REQUEST_NULL);
+            CHECK_OK(MPIX_Yield());
+        }
+        int word = 12345;
+        CHECK_OK(MPI_Send(&word, 1, MPI_INT, last, 7, MPI_COMM_WORLD));
+    }
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(req == MPI_REQUEST_NULL);
+}
+
+/* One Ibcast per root, all outstanding at once (they complete in call
+ * order), with derived and predefined types; payloads checked exactly. */
+static void ibcast_from_every_root(void)
+{
+    int n = world_size(), me = world_rank();
+    enum { COUNT = 5 };
+    int roots = n < 64 ? n : 64;
+    int (*bufs)[COUNT] = malloc((size_t)roots * sizeof *bufs);
+    MPI_Request *reqs = malloc((size_t)roots * sizeof *reqs);
+    CHECK(bufs && reqs);
+    MPI_Datatype pairs;   /* 2 ints, gap of 1: the root sends a0 a2, ... */
+    CHECK_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &pairs));
+    CHECK_OK(MPI_Type_commit(&pairs));
+    for (int root = 0; root < roots; root++) {
+        for (int i = 0; i < COUNT; i++)
+            bufs[root][i] = me == root ? root * 100 + i : -1;
+        if (root % 2 == 0) {
+            CHECK_OK(MPI_Ibcast(bufs[root], COUNT, MPI_INT, root, MPI_COMM_WORLD,
+                                &reqs[root]));
+        } else {
+            /* Root: elements 0 and 2; the others receive 2 contiguous ints
+             * into elements 0 and 1 (same type signature). */
+            if (me == root)
+                CHECK_OK(MPI_Ibcast(bufs[root], 1, pairs, root, MPI_COMM_WORLD,
+                                    &reqs[root]));
+            else
+                CHECK_OK(MPI_Ibcast(bufs[root], 2, MPI_INT, root, MPI_COMM_WORLD,
+                                    &reqs[root]));
+        }
+    }
+    /* MPI_Type_free before completion: the operations keep it alive. */
+    CHECK_OK(MPI_Type_free(&pairs));
+    CHECK_OK(MPI_Waitall(roots, reqs, MPI_STATUSES_IGNORE));
+    for (int root = 0; root < roots; root++) {
+        CHECK(reqs[root] == MPI_REQUEST_NULL);
+        for (int i = 0; i < COUNT; i++) {
+            int want;
+            if (root % 2 == 0 || me == root)
+                want = root * 100 + i;
+            else
+                want = i == 0 ? root * 100 : i == 1 ? root * 100 + 2 : -1;
+            CHECK(bufs[root][i] == want);
+        }
+    }
+    free(bufs);
+    free(reqs);
+}
+
+/* Sums, maxima and MPI_IN_PLACE, several outstanding. */
+static void iallreduce_sums_and_in_place(void)
+{
+    int n = world_size(), me = world_rank();
+    enum { COUNT = 3 };
+    int in[COUNT], sum[COUNT], inplace[COUNT];
+    double dmax = -1, dme = me * 0.5;
+    long long big[5000], bigsum[5000];   /* beyond the small-reduction path */
+    for (int i = 0; i < COUNT; i++) {
+        in[i] = me + i;
+        inplace[i] = me * (i + 1);
+    }
+    for (int i = 0; i < 5000; i++)
+        big[i] = (long long)me * i;
+    MPI_Request reqs[4];
+    CHECK_OK(MPI_Iallreduce(in, sum, COUNT, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[0]));
+    CHECK_OK(MPI_Iallreduce(&dme, &dmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &reqs[1]));
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, inplace, COUNT, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                            &reqs[2]));
+    CHECK_OK(MPI_Iallreduce(big, bigsum, 5000, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD,
+                            &reqs[3]));
+    CHECK_OK(MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE));
+    long long ranks = (long long)n * (n - 1) / 2;
+    for (int i = 0; i < COUNT; i++) {
+        CHECK(sum[i] == ranks + (long long)n * i);
+        CHECK(inplace[i] == ranks * (i + 1));
+        CHECK(in[i] == me + i);
+    }
+    CHECK(dmax == (n - 1) * 0.5);
+    for (int i = 0; i < 5000; i++)
+        CHECK(bigsum[i] == ranks * i);
+}
+
+/* Many operations outstanding on one communicator: at every moment the
+ * completed ones are a prefix of the started ones (call order), and every
+ * result is right. */
+static void outstanding_operations_complete_in_call_order(void)
+{
+    int n = world_size(), me = world_rank();
+    int k = n > 100 ? 12 : 48;
+    MPI_Request *reqs = malloc((size_t)k * sizeof *reqs);
+    int *vals = malloc((size_t)k * sizeof *vals);
+    CHECK(reqs && vals);
+    for (int i = 0; i < k; i++) {
+        switch (i % 3) {
+        case 0:
+            CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[i]));
+            break;
+        case 1:
+            vals[i] = me == i % n ? i : -1;
+            CHECK_OK(MPI_Ibcast(&vals[i], 1, MPI_INT, i % n, MPI_COMM_WORLD, &reqs[i]));
+            break;
+        default:
+            vals[i] = i + me;
+            CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &vals[i], 1, MPI_INT, MPI_SUM,
+                                    MPI_COMM_WORLD, &reqs[i]));
+        }
+    }
+    int *done = calloc((size_t)k, sizeof *done);
+    CHECK(done);
+    /* Scanned from the last: once one is seen complete, every earlier one
+     * (looked at later) must be complete too. */
+    for (bool all = false; !all;) {
+        bool later_done = false;
+        all = true;
+        for (int i = k - 1; i >= 0; i--) {
+            int flag;
+            CHECK_OK(MPI_Request_get_status(reqs[i], &flag, MPI_STATUS_IGNORE));
+            if (done[i])
+                CHECK(flag);   /* completion is permanent */
+            if (later_done)
+                CHECK(flag);
+            done[i] = flag;
+            later_done |= flag;
+            all &= flag;
+        }
+        CHECK_OK(MPIX_Yield());
+    }
+    CHECK_OK(MPI_Waitall(k, reqs, MPI_STATUSES_IGNORE));
+    long long ranks = (long long)n * (n - 1) / 2;
+    for (int i = 0; i < k; i++) {
+        if (i % 3 == 1)
+            CHECK(vals[i] == i);
+        else if (i % 3 == 2)
+            CHECK(vals[i] == (long long)i * n + ranks);
+    }
+    free(reqs);
+    free(vals);
+    free(done);
+}
+
+/* Blocking collectives issued after nonblocking ones on the same
+ * communicator run after them (and their results are all right). */
+static void blocking_collectives_follow_pending_ones(void)
+{
+    int n = world_size(), me = world_rank();
+    int a = me == 0 ? 11 : 0, b = me, c = me == n - 1 ? 33 : 0, d = 1;
+    MPI_Request reqs[3];
+    CHECK_OK(MPI_Ibcast(&a, 1, MPI_INT, 0, MPI_COMM_WORLD, &reqs[0]));
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &b, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &reqs[1]));
+    CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(d == n);
+    CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[2]));
+    CHECK_OK(MPI_Bcast(&c, 1, MPI_INT, n - 1, MPI_COMM_WORLD));
+    CHECK(c == 33);
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    /* The blocking calls drained the queue: everything is complete. */
+    int flag;
+    CHECK_OK(MPI_Testall(3, reqs, &flag, MPI_STATUSES_IGNORE));
+    CHECK(flag);
+    CHECK(a == 11 && b == n - 1);
+}
+
+/* Waitall, Waitany, Waitsome, Testany and Testall over a mix of
+ * point-to-point and collective requests. */
+static void wait_families_mix_point_to_point_and_collectives(void)
+{
+    int n = world_size(), me = world_rank();
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    int got = -1, sent = me, sum = me, bval = me == 0 ? 5 : 0;
+    MPI_Request reqs[4];
+    CHECK_OK(MPI_Irecv(&got, 1, MPI_INT, left, 3, MPI_COMM_WORLD, &reqs[0]));
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                            &reqs[1]));
+    CHECK_OK(MPI_Isend(&sent, 1, MPI_INT, right, 3, MPI_COMM_WORLD, &reqs[2]));
+    CHECK_OK(MPI_Ibcast(&bval, 1, MPI_INT, 0, MPI_COMM_WORLD, &reqs[3]));
+    int seen[4] = {0};
+    for (int left_to_go = 4; left_to_go > 0; left_to_go--) {
+        int index;
+        MPI_Status st;
+        CHECK_OK(MPI_Waitany(4, reqs, &index, &st));
+        CHECK(index >= 0 && index < 4 && !seen[index]);
+        CHECK(st.MPI_ERROR == MPI_SUCCESS);
+        seen[index] = 1;
+        CHECK(reqs[index] == MPI_REQUEST_NULL);
+    }
+    CHECK(got == left && sum == n * (n - 1) / 2 && bval == 5);
+
+    /* Testany/Testall: poll until done. */
+    CHECK_OK(MPI_Irecv(&got, 1, MPI_INT, left, 4, MPI_COMM_WORLD, &reqs[0]));
+    CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[1]));
+    CHECK_OK(MPI_Isend(&sent, 1, MPI_INT, right, 4, MPI_COMM_WORLD, &reqs[2]));
+    int flag = 0, index;
+    for (int spins = 0; !flag; spins++) {
+        CHECK_OK(MPI_Testany(3, reqs, &index, &flag, MPI_STATUS_IGNORE));
+        CHECK(spins < 10000000);
+    }
+    CHECK(index >= 0 && index < 3 && reqs[index] == MPI_REQUEST_NULL);
+    for (flag = 0; !flag;)
+        CHECK_OK(MPI_Testall(3, reqs, &flag, MPI_STATUSES_IGNORE));
+    CHECK(reqs[0] == MPI_REQUEST_NULL && reqs[1] == MPI_REQUEST_NULL &&
+          reqs[2] == MPI_REQUEST_NULL);
+
+    /* Waitsome until all done. */
+    sum = 1;
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                            &reqs[0]));
+    CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[1]));
+    int total = 0;
+    while (total < 2) {
+        int outcount, indices[2];
+        CHECK_OK(MPI_Waitsome(2, reqs, &outcount, indices, MPI_STATUSES_IGNORE));
+        CHECK(outcount >= 1 && outcount <= 2);
+        total += outcount;
+    }
+    CHECK(sum == n);
+}
+
+/* A collective request's status: MPI_ERROR set, nothing received, not
+ * cancelled; MPI_Request_get_status leaves the request to be completed. */
+static void status_of_a_collective_request(void)
+{
+    int x = 1;
+    MPI_Request req;
+    MPI_Status st;
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req));
+    int flag = 0;
+    while (!flag)
+        CHECK_OK(MPI_Request_get_status(req, &flag, &st));
+    CHECK(req != MPI_REQUEST_NULL);
+    CHECK(st.MPI_ERROR == MPI_SUCCESS);
+    st.MPI_ERROR = -1;
+    CHECK_OK(MPI_Wait(&req, &st));
+    CHECK(req == MPI_REQUEST_NULL);
+    CHECK(st.MPI_ERROR == MPI_SUCCESS);
+    int count = -1, cancelled = -1;
+    CHECK_OK(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(count == 0);
+    CHECK_OK(MPI_Test_cancelled(&st, &cancelled));
+    CHECK(!cancelled);
+    CHECK(x == world_size());
+}
+
+/* MPI_Request_free and MPI_Cancel on a collective request are errors
+ * (MPI 3.1, 5.12) that leave the request as it was; MPI_Start too. */
+static void free_cancel_and_start_of_a_collective_are_errors(void)
+{
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_Request req, copy;
+    CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+    copy = req;
+    CHECK(MPI_Request_free(&req) == MPI_ERR_REQUEST);
+    CHECK(req == copy);
+    CHECK(MPI_Cancel(&req) == MPI_ERR_REQUEST);
+    CHECK(MPI_Start(&req) == MPI_ERR_REQUEST);
+    CHECK(req == copy);
+    MPI_Status st;
+    CHECK_OK(MPI_Wait(&req, &st));
+    int cancelled = 1;
+    CHECK_OK(MPI_Test_cancelled(&st, &cancelled));
+    CHECK(!cancelled && req == MPI_REQUEST_NULL);
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
+/* The communicator and datatype of a pending operation may be freed; it
+ * still completes correctly. */
+static void freed_communicator_and_type_finish_their_operations(void)
+{
+    int n = world_size(), me = world_rank();
+    MPI_Comm dup;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    MPI_Datatype two;
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &two));
+    CHECK_OK(MPI_Type_commit(&two));
+    int v[2] = {me, 2 * me}, w[2] = {me == n - 1 ? 7 : 0, me == n - 1 ? 8 : 0};
+    MPI_Request reqs[2];
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_SUM, dup, &reqs[0]));
+    CHECK_OK(MPI_Ibcast(w, 1, two, n - 1, dup, &reqs[1]));
+    CHECK_OK(MPI_Comm_free(&dup));
+    CHECK_OK(MPI_Type_free(&two));
+    CHECK(dup == MPI_COMM_NULL);
+    CHECK_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+    CHECK(v[0] == n * (n - 1) / 2 && v[1] == n * (n - 1));
+    CHECK(w[0] == 7 && w[1] == 8);
+}
+
+/* Collectives on different communicators proceed independently: a rank
+ * may start them in different orders on different communicators. */
+static void communicators_progress_independently(void)
+{
+    int n = world_size(), me = world_rank();
+    MPI_Comm a, b;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &b));
+    int x = 1, y = 2;
+    MPI_Request reqs[2];
+    if (me % 2 == 0) {
+        CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, a, &reqs[0]));
+        CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, b, &reqs[1]));
+    } else {
+        CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, b, &reqs[1]));
+        CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, a, &reqs[0]));
+    }
+    /* Wait for b's first: the even ranks' a-operation must not hold it. */
+    CHECK_OK(MPI_Wait(&reqs[1], MPI_STATUS_IGNORE));
+    CHECK(y == 2 * n);
+    CHECK_OK(MPI_Wait(&reqs[0], MPI_STATUS_IGNORE));
+    CHECK(x == n);
+    CHECK_OK(MPI_Comm_free(&a));
+    CHECK_OK(MPI_Comm_free(&b));
+}
+
+/* MPI_Comm_idup: the new communicator (set at completion) is congruent,
+ * has its own context, and works for collectives and point-to-point;
+ * several may be pending with other collectives. */
+static void comm_idup_gives_a_working_duplicate(void)
+{
+    int n = world_size(), me = world_rank();
+    MPI_Comm d1 = MPI_COMM_NULL, d2 = MPI_COMM_NULL, half, d3 = MPI_COMM_NULL,
+             selfdup = MPI_COMM_NULL;
+    MPI_Request reqs[4];
+    int x = me;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, n - me, &half));
+    CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d1, &reqs[0]));
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[1]));
+    CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d2, &reqs[2]));
+    CHECK_OK(MPI_Comm_idup(half, &d3, &reqs[3]));
+    CHECK_OK(MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE));
+    MPI_Request r;
+    CHECK_OK(MPI_Comm_idup(MPI_COMM_SELF, &selfdup, &r));
+    CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(x == n * (n - 1) / 2);
+    int result;
+    CHECK_OK(MPI_Comm_compare(MPI_COMM_WORLD, d1, &result));
+    CHECK(result == MPI_CONGRUENT);
+    CHECK_OK(MPI_Comm_compare(d1, d2, &result));
+    CHECK(result == MPI_CONGRUENT);
+    CHECK_OK(MPI_Comm_compare(half, d3, &result));
+    CHECK(result == MPI_CONGRUENT);
+    CHECK_OK(MPI_Comm_compare(MPI_COMM_SELF, selfdup, &result));
+    CHECK(result == MPI_CONGRUENT);
+    /* Separate contexts: a message on d1 is not received on d2. */
+    int right = (me + 1) % n, left = (me + n - 1) % n, a = -1, b = -1;
+    MPI_Request rr[4];
+    CHECK_OK(MPI_Irecv(&a, 1, MPI_INT, left, 0, d2, &rr[0]));
+    CHECK_OK(MPI_Irecv(&b, 1, MPI_INT, left, 0, d1, &rr[1]));
+    int one = 100 + me, two = 200 + me;
+    CHECK_OK(MPI_Isend(&one, 1, MPI_INT, right, 0, d1, &rr[2]));
+    CHECK_OK(MPI_Isend(&two, 1, MPI_INT, right, 0, d2, &rr[3]));
+    CHECK_OK(MPI_Waitall(4, rr, MPI_STATUSES_IGNORE));
+    CHECK(b == 100 + left && a == 200 + left);
+    int y = 1;
+    CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, d3));
+    int hsize;
+    CHECK_OK(MPI_Comm_size(half, &hsize));
+    CHECK(y == hsize);
+    /* The duplicate inherits the error handler. */
+    MPI_Comm d4;
+    CHECK_OK(MPI_Comm_set_errhandler(d1, MPI_ERRORS_RETURN));
+    CHECK_OK(MPI_Comm_idup(d1, &d4, &r));
+    CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(MPI_Send(&y, 1, MPI_INT, n, 0, d4) == MPI_ERR_RANK);
+    MPI_Comm all[] = {d1, d2, d3, d4, half, selfdup};
+    for (int i = 0; i < 6; i++)
+        CHECK_OK(MPI_Comm_free(&all[i]));
+}
+
+/* A mismatch only the ranks together see (different roots) is the
+ * operation's error, raised by MPI_Wait on every rank. */
+static void mismatch_is_raised_by_wait(void)
+{
+    int n = world_size(), me = world_rank();
+    CHECK(n >= 2);
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int x = 0;
+    MPI_Request req;
+    CHECK_OK(MPI_Ibcast(&x, 1, MPI_INT, me == 1 ? 1 : 0, MPI_COMM_WORLD, &req));
+    MPI_Status st;
+    CHECK(MPI_Wait(&req, &st) == MPI_ERR_ROOT);
+    CHECK(req == MPI_REQUEST_NULL && st.MPI_ERROR == MPI_ERR_ROOT);
+    /* The communicator still works afterwards. */
+    int y = 1;
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(y == n);
+    /* In a Waitall: MPI_ERR_IN_STATUS, the class in the status. */
+    MPI_Request reqs[2];
+    CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[0]));
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &y, 1, MPI_INT, me == 0 ? MPI_MAX : MPI_MIN,
+                            MPI_COMM_WORLD, &reqs[1]));
+    MPI_Status sts[2];
+    CHECK(MPI_Waitall(2, reqs, sts) == MPI_ERR_IN_STATUS);
+    CHECK(sts[0].MPI_ERROR == MPI_SUCCESS && sts[1].MPI_ERROR == MPI_ERR_OP);
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
+/* The default handler ends the job with one line naming the collective. */
+static void mismatch_at_wait_is_fatal(void)
+{
+    int x = 0, me = world_rank();
+    MPI_Request req;
+    CHECK_OK(MPI_Ibcast(&x, 1, MPI_INT, me == 1 ? 1 : 0, MPI_COMM_WORLD, &req));
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+static void bad_arguments_return_error_classes(void)
+{
+    int n = world_size();
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    MPI_Request req = MPI_REQUEST_NULL;
+    int x = 0, y = 0;
+    CHECK(MPI_Ibarrier(MPI_COMM_NULL, &req) == MPI_ERR_COMM);
+    CHECK(MPI_Ibarrier((MPI_Comm)&x, &req) == MPI_ERR_COMM);
+    CHECK(MPI_Ibarrier(MPI_COMM_WORLD, NULL) == MPI_ERR_ARG);
+    CHECK(MPI_Ibcast(&x, -1, MPI_INT, 0, MPI_COMM_WORLD, &req) == MPI_ERR_COUNT);
+    CHECK(MPI_Ibcast(&x, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD, &req) == MPI_ERR_TYPE);
+    CHECK(MPI_Ibcast(&x, 1, MPI_INT, n, MPI_COMM_WORLD, &req) == MPI_ERR_ROOT);
+    CHECK(MPI_Ibcast(&x, 1, MPI_INT, -1, MPI_COMM_WORLD, &req) == MPI_ERR_ROOT);
+    CHECK(MPI_Ibcast(NULL, 1, MPI_INT, 0, MPI_COMM_WORLD, &req) == MPI_ERR_BUFFER);
+    CHECK(MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, NULL) == MPI_ERR_ARG);
+    MPI_Datatype uncommitted;
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &uncommitted));
+    CHECK(MPI_Ibcast(&x, 1, uncommitted, 0, MPI_COMM_WORLD, &req) == MPI_ERR_TYPE);
+    CHECK_OK(MPI_Type_free(&uncommitted));
+    CHECK(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, &req) ==
+          MPI_ERR_OP);
+    CHECK(MPI_Iallreduce(&x, &y, 1, MPI_BYTE, MPI_SUM, MPI_COMM_WORLD, &req) == MPI_ERR_OP);
+    CHECK(MPI_Iallreduce(&x, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req) ==
+          MPI_ERR_BUFFER);
+    CHECK(MPI_Iallreduce(&x, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req) ==
+          MPI_ERR_BUFFER);
+    CHECK(MPI_Iallreduce(&x, &y, -2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req) ==
+          MPI_ERR_COUNT);
+    CHECK(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL, &req) == MPI_ERR_COMM);
+    CHECK(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL) == MPI_ERR_ARG);
+    MPI_Comm newcomm = MPI_COMM_NULL;
+    CHECK(MPI_Comm_idup(MPI_COMM_NULL, &newcomm, &req) == MPI_ERR_COMM);
+    CHECK(MPI_Comm_idup(MPI_COMM_WORLD, NULL, &req) == MPI_ERR_ARG);
+    CHECK(MPI_Comm_idup(MPI_COMM_WORLD, &newcomm, NULL) == MPI_ERR_ARG);
+    CHECK(req == MPI_REQUEST_NULL && newcomm == MPI_COMM_NULL);   /* untouched */
+    /* Nothing was started: the next collectives pair up across ranks. */
+    x = 1;
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(x == n);
+    /* MPI_COMM_SELF: complete at once, as a communicator of one rank. */
+    x = 3;
+    CHECK_OK(MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_SELF, &req));
+    CHECK(MPI_Ibcast(&x, 1, MPI_INT, 1, MPI_COMM_SELF, &req) == MPI_ERR_ROOT);
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(x == 3);
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+}
+
+/* Intercommunicators are refused (their collectives come later). */
+static void intercommunicators_are_refused(void)
+{
+    int n = world_size(), me = world_rank();
+    CHECK(n >= 2);
+    MPI_Comm half, inter;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
+    CHECK_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 9, &inter));
+    CHECK_OK(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Comm newcomm;
+    CHECK(MPI_Ibarrier(inter, &req) == MPI_ERR_COMM);
+    CHECK(MPI_Comm_idup(inter, &newcomm, &req) == MPI_ERR_COMM);
+    CHECK(req == MPI_REQUEST_NULL);
+    CHECK_OK(MPI_Comm_free(&inter));
+    CHECK_OK(MPI_Comm_free(&half));
+}
+
+/* A rank computes while its collective waits for the others: started by
+ * every rank, each then sums a range on its own, yielding now and then,
+ * before it waits. */
+static void rank_computes_while_the_collective_proceeds(void)
+{
+    int n = world_size(), me = world_rank();
+    double acc = 0;
+    int v = me;
+    MPI_Request req;
+    CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req));
+    int flag = 0, tests = 0;
+    for (int i = 1; i <= 20000; i++) {
+        acc += 1.0 / i;
+        if (i % 1000 == 0) {
+            if (!flag) {
+                CHECK_OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+                tests++;
+            }
+        }
+    }
+    if (!flag)
+        CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(v == n - 1 && acc > 10 && tests > 0);
+}
+
+static const test_case cases[] = {
+    {"ibarrier_completes_only_when_all_arrive", ibarrier_completes_only_when_all_arrive},
+    {"ibcast_from_every_root", ibcast_from_every_root},
+    {"iallreduce_sums_and_in_place", iallreduce_sums_and_in_place},
+    {"outstanding_operations_complete_in_call_order",
+     outstanding_operations_complete_in_call_order},
+    {"blocking_collectives_follow_pending_ones", blocking_collectives_follow_pending_ones},
+    {"wait_families_mix_point_to_point_and_collectives",
+     wait_families_mix_point_to_point_and_collectives},
+    {"status_of_a_collective_request", status_of_a_collective_request},
+    {"free_cancel_and_start_of_a_collective_are_errors",
+     free_cancel_and_start_of_a_collective_are_errors},
+    {"freed_communicator_and_type_finish_their_operations",
+     freed_communicator_and_type_finish_their_operations},
+    {"communicators_progress_independently", communicators_progress_independently},
+    {"comm_idup_gives_a_working_duplicate", comm_idup_gives_a_working_duplicate},
+    {"mismatch_is_raised_by_wait", mismatch_is_raised_by_wait},
+    {"mismatch_at_wait_is_fatal", mismatch_at_wait_is_fatal},
+    {"bad_arguments_return_error_classes", bad_arguments_return_error_classes},
+    {"intercommunicators_are_refused", intercommunicators_are_refused},
+    {"rank_computes_while_the_collective_proceeds",
+     rank_computes_while_the_collective_proceeds},
+};
+
+int main(int argc, char **argv)
+{
+    CHECK_OK(MPI_Init(&argc, &argv));
+    int rc = RUN_TEST_CASES(argc, argv, cases);
+    CHECK_OK(MPI_Finalize());
+    return rc;
+}
