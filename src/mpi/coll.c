@@ -398,8 +398,9 @@ static int coll_call(const char *call, MPI_Comm comm, const myr_coll_args *a)
  * An I-form checks what its blocking form checks, then hands the engine a
  * copy of the arguments that outlives the call: the count, displacement
  * and type arrays are copied (one block, freed at completion) and every
- * datatype gains a reference, since the user may free types before the
- * operation completes. The engine runs the blocking algorithm, in call
+ * datatype and the op gain a reference, since the user may free them
+ * before the operation completes. What the call does not use is dropped
+ * from the copy first (drop_insignificant). The engine runs the blocking algorithm, in call
  * order with the rank's other collectives on the communicator. */
 
 typedef struct nb_args {
@@ -425,22 +426,70 @@ static void release_type(MPI_Datatype t)
         myr_datatype_release(t);
 }
 
+/* Every datatype the call uses (Alltoallw: those of blocks with data; a
+ * block of 0 elements may name any type, even MPI_DATATYPE_NULL). */
 static void nb_types(const myr_coll_args *a, int n, void (*fn)(MPI_Datatype))
 {
     MPI_Datatype one[] = {a->stype, a->rtype, a->type};
     for (int i = 0; i < 3; i++)
         fn(one[i]);
     for (int i = 0; a->stypes && i < n; i++)
-        fn(a->stypes[i]);
+        if (a->scounts[i] > 0)
+            fn(a->stypes[i]);
     for (int i = 0; a->rtypes && i < n; i++)
-        fn(a->rtypes[i]);
+        if (a->rcounts[i] > 0)
+            fn(a->rtypes[i]);
 }
 
 static void nb_cleanup(void *args)
 {
     nb_args *c = args;
     nb_types(&c->a, c->n, release_type);
+    if (c->a.op != MPI_OP_NULL)
+        myr_op_release(c->a.op);
     free(c->arrays);
+}
+
+/* Clear, in an I-form's copy, what MPI says this rank's call does not use
+ * (the receive side at a gather's other ranks, the send side in place...):
+ * the caller may pass anything there, so the engine must neither copy nor
+ * reference it. */
+static void drop_insignificant(myr_coll_args *a, int me)
+{
+    bool send_unused = false, recv_unused = false;
+    switch (a->kind) {
+    case MYR_COLL_GATHER:
+    case MYR_COLL_GATHERV:
+        recv_unused = me != a->root;
+        send_unused = a->sbuf == MPI_IN_PLACE;
+        break;
+    case MYR_COLL_SCATTER:
+    case MYR_COLL_SCATTERV:
+        send_unused = me != a->root;
+        recv_unused = a->rbuf == MPI_IN_PLACE;
+        break;
+    case MYR_COLL_ALLGATHER:
+    case MYR_COLL_ALLGATHERV:
+    case MYR_COLL_ALLTOALL:
+    case MYR_COLL_ALLTOALLV:
+    case MYR_COLL_ALLTOALLW:
+        send_unused = a->sbuf == MPI_IN_PLACE;
+        break;
+    default:
+        break;
+    }
+    if (send_unused) {
+        a->scount = 0;
+        a->stype = MPI_DATATYPE_NULL;
+        a->scounts = a->sdispls = NULL;
+        a->stypes = NULL;
+    }
+    if (recv_unused) {
+        a->rcount = 0;
+        a->rtype = MPI_DATATYPE_NULL;
+        a->rcounts = a->rdispls = NULL;
+        a->rtypes = NULL;
+    }
 }
 
 /* Copy the n-entry array at *p (if any) to *next, and point *p there. */
@@ -466,6 +515,7 @@ static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args
         return err;
     nb_args c = {.a = *args};
     c.a.nonblocking = true;
+    drop_insignificant(&c.a, myr_comm_rank(comm, self));
     int n = c.n = myr_comm_size(comm);
     size_t ints = (size_t)n * ((c.a.scounts != NULL) + (c.a.sdispls != NULL) +
                                (c.a.rcounts != NULL) + (c.a.rdispls != NULL));
@@ -484,6 +534,8 @@ static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args
         NB_COPY_ARRAY(c.a.rdispls, next, n);
     }
     nb_types(&c.a, n, retain_type);
+    if (c.a.op != MPI_OP_NULL)   /* the user may free it before completion */
+        myr_op_retain(c.a.op);
     /* On failure the engine has already called nb_cleanup. */
     if ((err = myr_coll_nb_start(comm, self, call, nb_run, &c, sizeof c, nb_cleanup, request)))
         return myr_mpi_error(comm, err, call, "out of memory for a nonblocking collective");

@@ -11,6 +11,7 @@
  * ints on the other. Receive buffers start filled with a sentinel: every
  * byte a collective must not write is checked to still hold it. */
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -18,6 +19,27 @@
 #include "../check.h"
 
 enum { SENT = -7777 };
+
+/* Whether the semantic cases use the nonblocking forms: MPI_IX, then
+ * MPI_Wait. Every rank sets it alike (the ranks share this program's
+ * globals). */
+static _Atomic bool use_nonblocking;
+
+/* MPI_NAME(args), or MPI_INAME(args, &request) and MPI_Wait. */
+#define COLL(NAME, INAME, ...)                                                        \
+    ({                                                                                \
+        int coll_rc_;                                                                 \
+        if (atomic_load_explicit(&use_nonblocking, memory_order_relaxed)) {           \
+            MPI_Request coll_req_ = MPI_REQUEST_NULL;                                 \
+            coll_rc_ = MPI_##INAME(__VA_ARGS__, &coll_req_);                          \
+            if (coll_rc_ == MPI_SUCCESS)                                              \
+                coll_rc_ = MPI_Wait(&coll_req_, MPI_STATUS_IGNORE);                   \
+            CHECK(coll_req_ == MPI_REQUEST_NULL);                                     \
+        } else {                                                                      \
+            coll_rc_ = MPI_##NAME(__VA_ARGS__);                                       \
+        }                                                                             \
+        coll_rc_;                                                                     \
+    })
 
 /* The value element i of rank r's data (or of its block for rank q). */
 static int val(int r, int i)
@@ -138,7 +160,7 @@ static void check_gather(MPI_Comm comm, int root, int count, bool in_place, bool
     if (mine_in_place)
         for (int i = 0; i < count; i++)
             rbuf[((size_t)root * count + i) * stride] = val(root, i);
-    CHECK_OK(MPI_Gather(mine_in_place ? MPI_IN_PLACE : sbuf, count, MPI_INT, rbuf, count,
+    CHECK_OK(COLL(Gather, Igather, mine_in_place ? MPI_IN_PLACE : sbuf, count, MPI_INT, rbuf, count,
                         rtype, root, comm));
     for (size_t k = 0; k < rlen; k++) {
         size_t e = k / stride;
@@ -170,7 +192,7 @@ static void check_gatherv(MPI_Comm comm, int root, int scale, bool in_place, boo
         for (int i = 0; i < counts[root]; i++)
             rbuf[(size_t)(displs[root] + i) * stride] = val(root, i);
     /* Non-roots pass no receive arguments at all: they are not significant. */
-    CHECK_OK(MPI_Gatherv(mine_in_place ? MPI_IN_PLACE : sbuf, counts[rank], MPI_INT,
+    CHECK_OK(COLL(Gatherv, Igatherv, mine_in_place ? MPI_IN_PLACE : sbuf, counts[rank], MPI_INT,
                          rank == root ? rbuf : NULL, rank == root ? counts : NULL,
                          rank == root ? displs : NULL, rank == root ? rtype : MPI_DATATYPE_NULL,
                          root, comm));
@@ -217,7 +239,7 @@ static void check_scatter(MPI_Comm comm, int root, int count, bool in_place, boo
             sbuf[e * stride] = val((int)(e / count), (int)(e % count));
     int *rbuf = ints((size_t)count + 1, SENT);
     bool mine_in_place = in_place && rank == root;
-    CHECK_OK(MPI_Scatter(rank == root ? sbuf : NULL, count, stype,
+    CHECK_OK(COLL(Scatter, Iscatter, rank == root ? sbuf : NULL, count, stype,
                          mine_in_place ? MPI_IN_PLACE : rbuf, count, MPI_INT, root, comm));
     for (int i = 0; i <= count; i++)
         CHECK(rbuf[i] == (i < count && !mine_in_place ? val(rank, i) : SENT));
@@ -245,7 +267,7 @@ static void check_scatterv(MPI_Comm comm, int root, int scale, bool in_place, bo
                 sbuf[(size_t)(displs[r] + i) * stride] = val(r, i);
     int *rbuf = ints((size_t)counts[rank] + 1, SENT);
     bool mine_in_place = in_place && rank == root;
-    CHECK_OK(MPI_Scatterv(rank == root ? sbuf : NULL, rank == root ? counts : NULL,
+    CHECK_OK(COLL(Scatterv, Iscatterv, rank == root ? sbuf : NULL, rank == root ? counts : NULL,
                           rank == root ? displs : NULL, rank == root ? stype : MPI_DATATYPE_NULL,
                           mine_in_place ? MPI_IN_PLACE : rbuf, counts[rank], MPI_INT, root,
                           comm));
@@ -290,7 +312,7 @@ static void check_allgather(MPI_Comm comm, int count, bool in_place, bool gapped
     if (in_place)
         for (int i = 0; i < count; i++)
             rbuf[((size_t)rank * count + i) * stride] = val(rank, i);
-    CHECK_OK(MPI_Allgather(in_place ? MPI_IN_PLACE : sbuf, count, MPI_INT, rbuf, count, rtype,
+    CHECK_OK(COLL(Allgather, Iallgather, in_place ? MPI_IN_PLACE : sbuf, count, MPI_INT, rbuf, count, rtype,
                            comm));
     for (size_t k = 0; k < rlen; k++) {
         size_t e = k / stride;
@@ -318,7 +340,7 @@ static void check_allgatherv(MPI_Comm comm, int scale, bool in_place, bool gappe
     if (in_place)
         for (int i = 0; i < counts[rank]; i++)
             rbuf[(size_t)(displs[rank] + i) * stride] = val(rank, i);
-    CHECK_OK(MPI_Allgatherv(in_place ? MPI_IN_PLACE : sbuf, counts[rank], MPI_INT, rbuf,
+    CHECK_OK(COLL(Allgatherv, Iallgatherv, in_place ? MPI_IN_PLACE : sbuf, counts[rank], MPI_INT, rbuf,
                             counts, displs, rtype, comm));
     for (int r = 0; r < size; r++)
         for (int i = 0; i < counts[r]; i++)
@@ -362,7 +384,7 @@ static void check_alltoall(MPI_Comm comm, int count, bool in_place, bool gapped)
     if (in_place)   /* the outgoing blocks, in the receive layout */
         for (size_t e = 0; e < n; e++)
             rbuf[e * stride] = sbuf[e];
-    CHECK_OK(MPI_Alltoall(in_place ? MPI_IN_PLACE : sbuf, count, MPI_INT, rbuf, count,
+    CHECK_OK(COLL(Alltoall, Ialltoall, in_place ? MPI_IN_PLACE : sbuf, count, MPI_INT, rbuf, count,
                           rtype, comm));
     for (size_t k = 0; k < rlen; k++) {
         size_t e = k / stride;
@@ -407,7 +429,7 @@ static void check_alltoallv(MPI_Comm comm, int scale, bool in_place, bool gapped
     for (int q = 0; in_place && q < size; q++)
         for (int i = 0; i < rc[q]; i++)
             rbuf[(size_t)(rd[q] + i) * stride] = val2(rank, q, i);
-    CHECK_OK(MPI_Alltoallv(in_place ? MPI_IN_PLACE : sbuf, sc, sd, MPI_INT, rbuf, rc, rd,
+    CHECK_OK(COLL(Alltoallv, Ialltoallv, in_place ? MPI_IN_PLACE : sbuf, sc, sd, MPI_INT, rbuf, rc, rd,
                            rtype, comm));
     for (int q = 0; q < size; q++)
         for (int i = 0; i < rc[q]; i++)
@@ -452,7 +474,7 @@ static void check_alltoallw(MPI_Comm comm, int scale, bool in_place)
         for (int i = 0; in_place && i < rc[q]; i++)
             rbuf[rd[q] / (int)sizeof(int) + i * rstride] = val2(rank, q, i);
     }
-    CHECK_OK(MPI_Alltoallw(in_place ? MPI_IN_PLACE : sbuf, sc, sd, st, rbuf, rc, rd, rt, comm));
+    CHECK_OK(COLL(Alltoallw, Ialltoallw, in_place ? MPI_IN_PLACE : sbuf, sc, sd, st, rbuf, rc, rd, rt, comm));
     for (int q = 0; q < size; q++)
         for (int i = 0; i < rc[q]; i++)
             take(rbuf, (size_t)(rd[q] / (int)sizeof(int) + i * (rt[q] == gap ? 2 : 1)),
@@ -535,7 +557,7 @@ static void check_reduce(MPI_Comm comm, int root, int count, bool in_place)
         rbuf[i] = rank == root && in_place ? dval(rank, i) : -1.5;
     }
     bool mine_in_place = in_place && rank == root;
-    CHECK_OK(MPI_Reduce(mine_in_place ? MPI_IN_PLACE : sbuf, rank == root ? rbuf : NULL, count,
+    CHECK_OK(COLL(Reduce, Ireduce, mine_in_place ? MPI_IN_PLACE : sbuf, rank == root ? rbuf : NULL, count,
                         MPI_DOUBLE, MPI_SUM, root, comm));
     for (int i = 0; i < count; i++) {
         double want = rank == root ? fold_sum(size, i) : -1.5;
@@ -547,7 +569,7 @@ static void check_reduce(MPI_Comm comm, int root, int count, bool in_place)
     int *iv = ints((size_t)count, 0), *ir = ints((size_t)count, SENT);
     for (int i = 0; i < count; i++)
         iv[i] = (rank * 13 + i) % 17;
-    CHECK_OK(MPI_Reduce(iv, ir, count, MPI_INT, MPI_MAX, root, comm));
+    CHECK_OK(COLL(Reduce, Ireduce, iv, ir, count, MPI_INT, MPI_MAX, root, comm));
     for (int i = 0; i < count; i++) {
         int hi = 0;
         for (int r = 0; rank == root && r < size; r++)
@@ -569,7 +591,7 @@ static void check_allreduce(MPI_Comm comm, int count, bool in_place)
         sbuf[i] = dval(rank, i);
         rbuf[i] = in_place ? dval(rank, i) : -1.5;
     }
-    CHECK_OK(MPI_Allreduce(in_place ? MPI_IN_PLACE : sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM,
+    CHECK_OK(COLL(Allreduce, Iallreduce, in_place ? MPI_IN_PLACE : sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM,
                            comm));
     for (int i = 0; i < count; i++) {
         if (!checks_element(rank, size, (size_t)i))
@@ -621,10 +643,10 @@ static void check_reduce_scatter(MPI_Comm comm, int block, int scale, bool in_pl
         rbuf[i] = in_place ? sbuf[i] : -1.5;
     }
     if (block >= 0)
-        CHECK_OK(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : sbuf, rbuf, block,
+        CHECK_OK(COLL(Reduce_scatter_block, Ireduce_scatter_block, in_place ? MPI_IN_PLACE : sbuf, rbuf, block,
                                           MPI_DOUBLE, MPI_SUM, comm));
     else
-        CHECK_OK(MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : sbuf, rbuf, counts, MPI_DOUBLE,
+        CHECK_OK(COLL(Reduce_scatter, Ireduce_scatter, in_place ? MPI_IN_PLACE : sbuf, rbuf, counts, MPI_DOUBLE,
                                     MPI_SUM, comm));
     for (size_t i = 0; i <= total; i++) {
         /* in place, what follows the result is the input, untouched */
@@ -665,10 +687,10 @@ static void check_scan(MPI_Comm comm, int count, bool in_place, bool exclusive)
         rbuf[i] = in_place ? sbuf[i] : -1.5;
     }
     if (exclusive)
-        CHECK_OK(MPI_Exscan(in_place ? MPI_IN_PLACE : sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM,
+        CHECK_OK(COLL(Exscan, Iexscan, in_place ? MPI_IN_PLACE : sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM,
                             comm));
     else
-        CHECK_OK(MPI_Scan(in_place ? MPI_IN_PLACE : sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM,
+        CHECK_OK(COLL(Scan, Iscan, in_place ? MPI_IN_PLACE : sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM,
                           comm));
     for (int i = 0; i <= count; i++) {
         double untouched = in_place ? dval(rank, i) : -1.5, want;
@@ -797,7 +819,7 @@ static void noncommutative_on(MPI_Comm comm)
                 int root = roots[k];
                 bool mine = in_place && rank == root;
                 out = mat_buf(n, mine ? rank : -1, 0);
-                CHECK_OK(MPI_Reduce(mine ? MPI_IN_PLACE : in, out, n, mt, op, root, comm));
+                CHECK_OK(COLL(Reduce, Ireduce, mine ? MPI_IN_PLACE : in, out, n, mt, op, root, comm));
                 for (int e = 0; e < n; e++) {
                     mat_run(0, size - 1, e, want);
                     mat_check(out, e, rank == root ? want : mine ? want : NULL);
@@ -806,7 +828,7 @@ static void noncommutative_on(MPI_Comm comm)
                 free(out);
             }
             out = mat_buf(n, in_place ? rank : -1, 0);
-            CHECK_OK(MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
+            CHECK_OK(COLL(Allreduce, Iallreduce, in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
             for (int e = 0; e < n; e++) {
                 mat_run(0, size - 1, e, want);
                 mat_check(out, e, want);
@@ -815,9 +837,9 @@ static void noncommutative_on(MPI_Comm comm)
             for (int ex = 0; ex < 2; ex++) {
                 out = mat_buf(n, in_place ? rank : -1, 0);
                 if (ex)
-                    CHECK_OK(MPI_Exscan(in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
+                    CHECK_OK(COLL(Exscan, Iexscan, in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
                 else
-                    CHECK_OK(MPI_Scan(in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
+                    CHECK_OK(COLL(Scan, Iscan, in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
                 for (int e = 0; e < n; e++) {
                     unsigned own[MAT_STRIDE];
                     mat_of(rank, e, own);
@@ -834,7 +856,7 @@ static void noncommutative_on(MPI_Comm comm)
             /* reduce_scatter_block: n matrices per rank */
             in = mat_buf(n * size, rank, 0);
             out = in_place ? in : mat_buf(n, -1, 0);
-            CHECK_OK(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
+            CHECK_OK(COLL(Reduce_scatter_block, Ireduce_scatter_block, in_place ? MPI_IN_PLACE : in, out, n, mt, op, comm));
             for (int e = 0; e < n; e++) {
                 mat_run(0, size - 1, rank * n + e, want);
                 mat_check(out, e, want);
@@ -893,13 +915,13 @@ static void predefined_ops_on(MPI_Comm comm)
             for (int r = size - 2; r >= 0; r--)
                 want[i] = apply(ops[o], int_input(r, i), want[i]);
         }
-        CHECK_OK(MPI_Reduce(in, out, N, MPI_INT, ops[o], size - 1, comm));
+        CHECK_OK(COLL(Reduce, Ireduce, in, out, N, MPI_INT, ops[o], size - 1, comm));
         for (int i = 0; rank == size - 1 && i < N; i++)
             CHECK(out[i] == want[i]);
-        CHECK_OK(MPI_Allreduce(in, out, N, MPI_INT, ops[o], comm));
+        CHECK_OK(COLL(Allreduce, Iallreduce, in, out, N, MPI_INT, ops[o], comm));
         for (int i = 0; i < N; i++)
             CHECK(out[i] == want[i]);
-        CHECK_OK(MPI_Scan(in, out, N, MPI_INT, ops[o], comm));
+        CHECK_OK(COLL(Scan, Iscan, in, out, N, MPI_INT, ops[o], comm));
         for (int i = 0; i < N; i++) {
             prefix[i] = int_input(0, i);
             for (int r = 1; r <= rank; r++)
@@ -907,7 +929,7 @@ static void predefined_ops_on(MPI_Comm comm)
             CHECK(out[i] == prefix[i]);
         }
         out[0] = SENT;
-        CHECK_OK(MPI_Exscan(in, out, N, MPI_INT, ops[o], comm));
+        CHECK_OK(COLL(Exscan, Iexscan, in, out, N, MPI_INT, ops[o], comm));
         for (int i = 0; i < N && rank > 0; i++) {
             int p = int_input(0, i);
             for (int r = 1; r < rank; r++)
@@ -916,7 +938,7 @@ static void predefined_ops_on(MPI_Comm comm)
         }
         CHECK(rank > 0 || out[0] == SENT);
         if (size <= 64) {
-            CHECK_OK(MPI_Reduce_scatter_block(in, out, N, MPI_INT, ops[o], comm));
+            CHECK_OK(COLL(Reduce_scatter_block, Ireduce_scatter_block, in, out, N, MPI_INT, ops[o], comm));
             for (int i = 0; i < N; i++) {
                 int w = int_input(size - 1, rank * N + i);
                 for (int r = size - 2; r >= 0; r--)
@@ -927,9 +949,9 @@ static void predefined_ops_on(MPI_Comm comm)
     }
     /* MINLOC and MAXLOC: value ties between ranks go to the smaller index */
     struct { int value, index; } pin = {(rank * 5) % 3, rank}, pout = {-1, -1};
-    CHECK_OK(MPI_Allreduce(&pin, &pout, 1, MPI_2INT, MPI_MINLOC, comm));
+    CHECK_OK(COLL(Allreduce, Iallreduce, &pin, &pout, 1, MPI_2INT, MPI_MINLOC, comm));
     CHECK(pout.value == 0 && pout.index == 0);
-    CHECK_OK(MPI_Reduce(&pin, &pout, 1, MPI_2INT, MPI_MAXLOC, 0, comm));
+    CHECK_OK(COLL(Reduce, Ireduce, &pin, &pout, 1, MPI_2INT, MPI_MAXLOC, 0, comm));
     int maxv = size > 2 ? 2 : (size - 1) * 5 % 3, maxi = -1;
     for (int r = 0; r < size && maxi < 0; r++)
         if ((r * 5) % 3 == maxv)
@@ -942,7 +964,7 @@ static void predefined_ops_on(MPI_Comm comm)
         vin[k] = k % 2 ? SENT : rank + k;
         vout[k] = SENT;
     }
-    CHECK_OK(MPI_Allreduce(vin, vout, 4, gap, MPI_SUM, comm));
+    CHECK_OK(COLL(Allreduce, Iallreduce, vin, vout, 4, gap, MPI_SUM, comm));
     for (int k = 0; k < 8; k++)
         CHECK(vout[k] == (k % 2 ? SENT : size * (size - 1) / 2 + size * k));
     CHECK_OK(MPI_Type_free(&gap));
@@ -961,7 +983,7 @@ static void everything_on(MPI_Comm comm)
 {
     int size = comm_size(comm), root = size / 3;
     for (int it = 0; it < 2; it++) {
-        CHECK_OK(MPI_Barrier(comm));
+        CHECK_OK(COLL(Barrier, Ibarrier, comm));
         check_gather(comm, root, 1 + it, it, !it);
         check_gatherv(comm, size - 1, 1, !it, it);
         check_scatter(comm, root, 2, it, it);
@@ -1008,33 +1030,33 @@ static void v_forms_at_scale(MPI_Comm comm)
     int *big = ints(rank == root ? n2 : 1, SENT), *one = ints(2, SENT);
 
     int v = val(rank, 0);
-    CHECK_OK(MPI_Gatherv(&v, 1, MPI_INT, big, shared.ones, shared.displs, MPI_INT, root, comm));
+    CHECK_OK(COLL(Gatherv, Igatherv, &v, 1, MPI_INT, big, shared.ones, shared.displs, MPI_INT, root, comm));
     for (int r = 0; rank == root && r < size; r++)
         take(big, 2 * (size_t)r, val(r, 0));
     all_sent(big, rank == root ? n2 : 1);
     for (int r = 0; rank == root && r < size; r++)
         big[2 * r] = val2(root, r, 1);
-    CHECK_OK(MPI_Scatterv(big, shared.ones, shared.displs, MPI_INT, one, 1, MPI_INT, root,
+    CHECK_OK(COLL(Scatterv, Iscatterv, big, shared.ones, shared.displs, MPI_INT, one, 1, MPI_INT, root,
                           comm));
     take(one, 0, val2(root, rank, 1));
     all_sent(one, 2);
     free(big);
 
     int *rbuf = ints(n2, SENT), *sbuf = ints(n2, SENT);
-    CHECK_OK(MPI_Allgatherv(&v, 1, MPI_INT, rbuf, shared.ones, shared.displs, MPI_INT, comm));
+    CHECK_OK(COLL(Allgatherv, Iallgatherv, &v, 1, MPI_INT, rbuf, shared.ones, shared.displs, MPI_INT, comm));
     for (int r = 0; r < size; r++)
         take(rbuf, 2 * (size_t)r, val(r, 0));
     all_sent(rbuf, n2);
     for (int q = 0; q < size; q++)   /* in place: the outgoing blocks */
         rbuf[2 * q] = val2(rank, q, 2);
-    CHECK_OK(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_INT, rbuf, shared.ones, shared.displs,
+    CHECK_OK(COLL(Alltoallv, Ialltoallv, MPI_IN_PLACE, NULL, NULL, MPI_INT, rbuf, shared.ones, shared.displs,
                            MPI_INT, comm));
     for (int q = 0; q < size; q++)
         take(rbuf, 2 * (size_t)q, val2(q, rank, 2));
     all_sent(rbuf, n2);
     for (int q = 0; q < size; q++)
         sbuf[2 * q] = val2(rank, q, 3);
-    CHECK_OK(MPI_Alltoallw(sbuf, shared.ones, shared.bytes, shared.ints, rbuf, shared.ones,
+    CHECK_OK(COLL(Alltoallw, Ialltoallw, sbuf, shared.ones, shared.bytes, shared.ints, rbuf, shared.ones,
                            shared.bytes, shared.ints, comm));
     for (int q = 0; q < size; q++)
         take(rbuf, 2 * (size_t)q, val2(q, rank, 3));
@@ -1046,10 +1068,10 @@ static void v_forms_at_scale(MPI_Comm comm)
     double *in = malloc((size_t)size * sizeof *in), out[2] = {-1.5, -1.5};
     for (int i = 0; i < size; i++)
         in[i] = dval(rank, i);
-    CHECK_OK(MPI_Reduce_scatter(in, out, shared.ones, MPI_DOUBLE, MPI_SUM, comm));
+    CHECK_OK(COLL(Reduce_scatter, Ireduce_scatter, in, out, shared.ones, MPI_DOUBLE, MPI_SUM, comm));
     double want = fold_sum(size, rank);
     CHECK(memcmp(&out[0], &want, sizeof want) == 0 && out[1] == -1.5);
-    CHECK_OK(MPI_Reduce_scatter_block(MPI_IN_PLACE, in, 1, MPI_DOUBLE, MPI_SUM, comm));
+    CHECK_OK(COLL(Reduce_scatter_block, Ireduce_scatter_block, MPI_IN_PLACE, in, 1, MPI_DOUBLE, MPI_SUM, comm));
     CHECK(memcmp(&in[0], &want, sizeof want) == 0);
     free(in);
 }
@@ -1069,7 +1091,7 @@ static void all_collectives_at_scale(void)
             shared.ints[q] = MPI_INT;
         }
     }
-    CHECK_OK(MPI_Barrier(comm));
+    CHECK_OK(COLL(Barrier, Ibarrier, comm));
     check_gather(comm, size - 1, 2, true, true);
     check_gather(comm, 1 % size, big_count(size), false, false);
     check_scatter(comm, size / 2, 2, false, true);
@@ -1083,7 +1105,7 @@ static void all_collectives_at_scale(void)
     check_allreduce(comm, 200, false);
     check_scan(comm, 3, false, false);
     check_scan(comm, 100, true, true);
-    CHECK_OK(MPI_Barrier(comm));
+    CHECK_OK(COLL(Barrier, Ibarrier, comm));
     if (rank == 0) {
         free(shared.ones);
         free(shared.displs);
@@ -1102,26 +1124,26 @@ static void zero_on(MPI_Comm comm)
     MPI_Datatype *types = malloc((size_t)size * sizeof *types);
     for (int r = 0; r < size; r++)
         types[r] = MPI_INT;
-    CHECK_OK(MPI_Bcast(NULL, 0, MPI_INT, root, comm));
-    CHECK_OK(MPI_Gather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, comm));
-    CHECK_OK(MPI_Gatherv(NULL, 0, MPI_INT, NULL, zeros, zeros, MPI_INT, root, comm));
-    CHECK_OK(MPI_Scatter(NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, comm));
-    CHECK_OK(MPI_Scatterv(NULL, zeros, zeros, MPI_INT, NULL, 0, MPI_INT, root, comm));
-    CHECK_OK(MPI_Allgather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, comm));
-    CHECK_OK(MPI_Allgatherv(NULL, 0, MPI_INT, NULL, zeros, zeros, MPI_INT, comm));
-    CHECK_OK(MPI_Alltoall(NULL, 0, MPI_INT, NULL, 0, MPI_INT, comm));
-    CHECK_OK(MPI_Alltoallv(NULL, zeros, zeros, MPI_INT, NULL, zeros, zeros, MPI_INT, comm));
-    CHECK_OK(MPI_Alltoallw(NULL, zeros, zeros, types, NULL, zeros, zeros, types, comm));
+    CHECK_OK(COLL(Bcast, Ibcast, NULL, 0, MPI_INT, root, comm));
+    CHECK_OK(COLL(Gather, Igather, NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, comm));
+    CHECK_OK(COLL(Gatherv, Igatherv, NULL, 0, MPI_INT, NULL, zeros, zeros, MPI_INT, root, comm));
+    CHECK_OK(COLL(Scatter, Iscatter, NULL, 0, MPI_INT, NULL, 0, MPI_INT, root, comm));
+    CHECK_OK(COLL(Scatterv, Iscatterv, NULL, zeros, zeros, MPI_INT, NULL, 0, MPI_INT, root, comm));
+    CHECK_OK(COLL(Allgather, Iallgather, NULL, 0, MPI_INT, NULL, 0, MPI_INT, comm));
+    CHECK_OK(COLL(Allgatherv, Iallgatherv, NULL, 0, MPI_INT, NULL, zeros, zeros, MPI_INT, comm));
+    CHECK_OK(COLL(Alltoall, Ialltoall, NULL, 0, MPI_INT, NULL, 0, MPI_INT, comm));
+    CHECK_OK(COLL(Alltoallv, Ialltoallv, NULL, zeros, zeros, MPI_INT, NULL, zeros, zeros, MPI_INT, comm));
+    CHECK_OK(COLL(Alltoallw, Ialltoallw, NULL, zeros, zeros, types, NULL, zeros, zeros, types, comm));
     /* the type of a block of 0 elements is not looked at */
     for (int r = 0; r < size; r++)
         types[r] = MPI_DATATYPE_NULL;
-    CHECK_OK(MPI_Alltoallw(NULL, zeros, zeros, types, NULL, zeros, zeros, types, comm));
-    CHECK_OK(MPI_Reduce(NULL, NULL, 0, MPI_INT, MPI_SUM, root, comm));
-    CHECK_OK(MPI_Allreduce(NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
-    CHECK_OK(MPI_Reduce_scatter(NULL, NULL, zeros, MPI_INT, MPI_SUM, comm));
-    CHECK_OK(MPI_Reduce_scatter_block(NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
-    CHECK_OK(MPI_Scan(NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
-    CHECK_OK(MPI_Exscan(&x, &x, 0, MPI_INT, MPI_SUM, comm));
+    CHECK_OK(COLL(Alltoallw, Ialltoallw, NULL, zeros, zeros, types, NULL, zeros, zeros, types, comm));
+    CHECK_OK(COLL(Reduce, Ireduce, NULL, NULL, 0, MPI_INT, MPI_SUM, root, comm));
+    CHECK_OK(COLL(Allreduce, Iallreduce, NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
+    CHECK_OK(COLL(Reduce_scatter, Ireduce_scatter, NULL, NULL, zeros, MPI_INT, MPI_SUM, comm));
+    CHECK_OK(COLL(Reduce_scatter_block, Ireduce_scatter_block, NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
+    CHECK_OK(COLL(Scan, Iscan, NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
+    CHECK_OK(COLL(Exscan, Iexscan, &x, &x, 0, MPI_INT, MPI_SUM, comm));
     CHECK(x == SENT);
     free(zeros);
     free(types);
@@ -1479,6 +1501,269 @@ static void thousands_of_rounds(void)
     free(l);
 }
 
+/* ---- nonblocking forms --------------------------------------------------------------------------------- */
+
+/* Every semantic case above through the I-forms (MPI_IX then MPI_Wait). */
+static void nonblocking_forms_against_serial_results(void)
+{
+    atomic_store(&use_nonblocking, true);
+    gather_and_gatherv();
+    scatter_and_scatterv();
+    allgather_and_allgatherv();
+    alltoall_v_and_w();
+    reduce_and_allreduce_in_rank_order();
+    reduce_scatter_and_block();
+    scan_and_exscan_in_rank_order();
+    reductions_respect_a_non_commutative_op();
+    every_predefined_op_in_every_reduction();
+    zero_counts_move_nothing();
+}
+
+static void nonblocking_forms_at_scale(void)
+{
+    atomic_store(&use_nonblocking, true);
+    all_collectives_at_scale();
+}
+
+/* One of every I-form started on MPI_COMM_WORLD before any is waited for
+ * (a few on a split communicator and MPI_COMM_SELF in between, and a
+ * blocking collective in the middle, which waits for those started
+ * before it), then waited for in reverse order: each has its own result. */
+static void every_kind_outstanding_at_once(void)
+{
+    MPI_Comm w = MPI_COMM_WORLD, split;
+    int rank = comm_rank(w), size = comm_size(w), root = size / 2;
+    CHECK_OK(MPI_Comm_split(w, rank % 2, -rank, &split));
+    int srank = comm_rank(split), ssize = comm_size(split);
+    MPI_Datatype mt = matrix_type();
+    MPI_Op op;
+    CHECK_OK(MPI_Op_create(mat_product, 0, &op));
+    MPI_Request req[32];
+    int k = 0;
+
+    int bc = rank == root ? 4242 : -1, gv = val(rank, 0), sc_out = SENT, ssum = -1, self = -1;
+    int *gat = ints((size_t)size, SENT), *sc_src = ints((size_t)size, SENT);
+    int *ag = ints((size_t)size, SENT), *a2a = ints((size_t)size, 0);
+    int *agv = ints(2 * (size_t)size, SENT), *ones = ints((size_t)size, 1);
+    int *displs = ints((size_t)size, 0);
+    for (int q = 0; q < size; q++) {
+        a2a[q] = val2(rank, q, 9);
+        displs[q] = 2 * q;
+        if (rank == root)
+            sc_src[q] = val2(root, q, 7);
+    }
+    long lv = rank + 1, rsum = -1, scan = -1, exscan = -1;
+    unsigned *min = mat_buf(2, rank, 0), *mout = mat_buf(2, -1, 0);
+    double *rs_in = malloc((size_t)size * sizeof *rs_in), rs_out = -1.5;
+    for (int i = 0; i < size; i++)
+        rs_in[i] = dval(rank, i);
+
+    CHECK_OK(MPI_Ibcast(&bc, 1, MPI_INT, root, w, &req[k++]));
+    CHECK_OK(MPI_Igather(&gv, 1, MPI_INT, gat, 1, MPI_INT, root, w, &req[k++]));
+    CHECK_OK(MPI_Iallreduce(&srank, &ssum, 1, MPI_INT, MPI_SUM, split, &req[k++]));
+    CHECK_OK(MPI_Iscatter(sc_src, 1, MPI_INT, &sc_out, 1, MPI_INT, root, w, &req[k++]));
+    CHECK_OK(MPI_Iallgather(&gv, 1, MPI_INT, ag, 1, MPI_INT, w, &req[k++]));
+    /* waits for the five on w above, not for the one on split */
+    long total = -1;
+    CHECK_OK(MPI_Allreduce(&lv, &total, 1, MPI_LONG, MPI_SUM, w));
+    CHECK(total == (long)size * (size + 1) / 2);
+    CHECK(bc == 4242);
+    CHECK_OK(MPI_Iallgatherv(&gv, 1, MPI_INT, agv, ones, displs, MPI_INT, w, &req[k++]));
+    CHECK_OK(MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a2a, 1, MPI_INT, w, &req[k++]));
+    CHECK_OK(MPI_Ibcast(&self, 1, MPI_INT, 0, MPI_COMM_SELF, &req[k++]));
+    CHECK_OK(MPI_Ireduce(&lv, &rsum, 1, MPI_LONG, MPI_SUM, root, w, &req[k++]));
+    CHECK_OK(MPI_Iallreduce(min, mout, 2, mt, op, w, &req[k++]));
+    CHECK_OK(MPI_Iscan(&lv, &scan, 1, MPI_LONG, MPI_SUM, w, &req[k++]));
+    CHECK_OK(MPI_Iexscan(&lv, &exscan, 1, MPI_LONG, MPI_SUM, w, &req[k++]));
+    CHECK_OK(MPI_Ireduce_scatter_block(rs_in, &rs_out, 1, MPI_DOUBLE, MPI_SUM, w, &req[k++]));
+    CHECK_OK(MPI_Ibarrier(w, &req[k++]));
+    for (int spin = 0; spin < 10; spin++)   /* the rank goes on meanwhile */
+        MPIX_Yield();
+    while (k > 0)
+        CHECK_OK(MPI_Wait(&req[--k], MPI_STATUS_IGNORE));
+
+    CHECK(ssum == ssize * (ssize - 1) / 2 && self == -1);
+    for (int r = 0; rank == root && r < size; r++)
+        CHECK(gat[r] == val(r, 0));
+    CHECK(sc_out == val2(root, rank, 7));
+    for (int r = 0; r < size; r++) {
+        CHECK(ag[r] == val(r, 0));
+        CHECK(agv[2 * r] == val(r, 0) && agv[2 * r + 1] == SENT);
+        CHECK(a2a[r] == val2(r, rank, 9));
+    }
+    CHECK(rank != root || rsum == (long)size * (size + 1) / 2);
+    CHECK(scan == (long)(rank + 1) * (rank + 2) / 2);
+    CHECK(rank == 0 ? exscan == -1 : exscan == (long)rank * (rank + 1) / 2);
+    double want = fold_sum(size, rank);
+    CHECK(memcmp(&rs_out, &want, sizeof want) == 0);
+    for (int e = 0; e < 2; e++) {
+        unsigned m[MAT_STRIDE];
+        mat_run(0, size - 1, e, m);
+        mat_check(mout, e, m);
+    }
+    CHECK_OK(MPI_Op_free(&op));
+    CHECK_OK(MPI_Type_free(&mt));
+    CHECK_OK(MPI_Comm_free(&split));
+    free(gat);
+    free(sc_src);
+    free(ag);
+    free(a2a);
+    free(agv);
+    free(ones);
+    free(displs);
+    free(min);
+    free(mout);
+    free(rs_in);
+}
+
+/* inout = 0: what a pending reduction must never apply. */
+static void zero_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)in;
+    MPI_Aint lb, extent;
+    CHECK_OK(MPI_Type_get_extent(*type, &lb, &extent));
+    memset(inout, 0, (size_t)*len * (size_t)extent);
+}
+
+/* The op and the datatype of a pending collective may be freed at once,
+ * and a new op made (the freed one's memory may serve it): the collective
+ * still uses what it was started with. */
+static void freed_op_and_types_of_a_pending_collective(void)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    int rank = comm_rank(w), size = comm_size(w);
+    enum { N = 3 };
+    MPI_Datatype mt = matrix_type(), gap = gapped_int();
+    MPI_Op op, other;
+    CHECK_OK(MPI_Op_create(mat_product, 0, &op));
+    unsigned *in = mat_buf(N, rank, 0), *out = mat_buf(N, -1, 0);
+    int *gbuf = ints(2 * (size_t)size * N, SENT), mine[N];
+    for (int i = 0; i < N; i++)
+        mine[i] = val(rank, i);
+    MPI_Request req[2];
+    CHECK_OK(MPI_Iallreduce(in, out, N, mt, op, w, &req[0]));
+    CHECK_OK(MPI_Iallgather(mine, N, MPI_INT, gbuf, N, gap, w, &req[1]));
+    CHECK_OK(MPI_Op_free(&op));
+    CHECK_OK(MPI_Type_free(&mt));
+    CHECK_OK(MPI_Type_free(&gap));
+    CHECK_OK(MPI_Op_create(zero_op, 1, &other));
+    CHECK_OK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+    for (int e = 0; e < N; e++) {
+        unsigned m[MAT_STRIDE];
+        mat_run(0, size - 1, e, m);
+        mat_check(out, e, m);
+    }
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i < N; i++) {
+            take(gbuf, 2 * ((size_t)r * N + i), val(r, i));
+        }
+    all_sent(gbuf, 2 * (size_t)size * N);
+    CHECK_OK(MPI_Op_free(&other));
+    free(in);
+    free(out);
+    free(gbuf);
+}
+
+/* What MPI says is not significant (the receive side at a gather's
+ * non-root ranks, the send side of an in-place call...) may hold anything:
+ * a handle that is no datatype, negative counts, arrays that are not. */
+static void insignificant_arguments_are_ignored(void)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    int rank = comm_rank(w), size = comm_size(w), root = size - 1;
+    bool is_root = rank == root;
+    /* zeroes: what a stale handle may look like; never to be touched */
+    void *junk = calloc(1, 4096 + 16 * (size_t)size);
+    MPI_Datatype bad = (MPI_Datatype)junk;
+    int *bad_ints = junk;
+    int v = val(rank, 0), *all = ints((size_t)size, SENT), one = SENT;
+    int *ones = ints((size_t)size, 1), *displs = ints((size_t)size, 0);
+    for (int q = 0; q < size; q++)
+        displs[q] = q;
+    for (int nb = 0; nb < 2; nb++) {
+        atomic_store(&use_nonblocking, nb);
+        CHECK_OK(COLL(Gather, Igather, &v, 1, MPI_INT, is_root ? all : junk, is_root ? 1 : -5,
+                      is_root ? MPI_INT : bad, root, w));
+        for (int r = 0; is_root && r < size; r++)
+            take(all, (size_t)r, val(r, 0));
+        CHECK_OK(COLL(Gatherv, Igatherv, is_root ? MPI_IN_PLACE : &v, is_root ? -3 : 1,
+                      is_root ? bad : MPI_INT, is_root ? all : junk, is_root ? ones : bad_ints,
+                      is_root ? displs : bad_ints, is_root ? MPI_INT : bad, root, w));
+        for (int r = 0; is_root && r < size - 1; r++)
+            take(all, (size_t)r, val(r, 0));
+        for (int q = 0; is_root && q < size; q++)
+            all[q] = val2(root, q, nb);
+        CHECK_OK(COLL(Scatter, Iscatter, is_root ? all : junk, is_root ? 1 : -7,
+                      is_root ? MPI_INT : bad, is_root ? MPI_IN_PLACE : &one, is_root ? -1 : 1,
+                      is_root ? bad : MPI_INT, root, w));
+        CHECK(is_root ? one == SENT : one == val2(root, rank, nb));
+        CHECK_OK(COLL(Scatterv, Iscatterv, is_root ? all : junk, is_root ? ones : bad_ints,
+                      is_root ? displs : bad_ints, is_root ? MPI_INT : bad, &one, 1, MPI_INT,
+                      root, w));
+        CHECK(one == val2(root, rank, nb));
+        one = SENT;
+        for (int q = 0; q < size; q++)
+            all[q] = val2(rank, q, 5);
+        CHECK_OK(COLL(Alltoall, Ialltoall, MPI_IN_PLACE, -1, bad, all, 1, MPI_INT, w));
+        for (int q = 0; q < size; q++)
+            take(all, (size_t)q, val2(q, rank, 5));
+        all[rank] = v;
+        CHECK_OK(COLL(Allgather, Iallgather, MPI_IN_PLACE, -2, bad, all, 1, MPI_INT, w));
+        for (int q = 0; q < size; q++)
+            take(all, (size_t)q, val(q, 0));
+        all_sent(all, (size_t)size);
+    }
+    atomic_store(&use_nonblocking, false);
+    free(junk);
+    free(all);
+    free(ones);
+    free(displs);
+}
+
+/* The I-forms check their arguments as the blocking forms do, and their
+ * request; a blocking call never matches a nonblocking one. */
+static void nonblocking_errors(void)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    CHECK_OK(MPI_Comm_set_errhandler(w, MPI_ERRORS_RETURN));
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    int rank = comm_rank(w), size = comm_size(w), v = 1, r = 0;
+    MPI_Request req = MPI_REQUEST_NULL;
+    EXPECT(MPI_Igather(&v, 1, MPI_INT, &r, 1, MPI_INT, 0, w, NULL), MPI_ERR_ARG);
+    EXPECT(MPI_Igather(&v, -1, MPI_INT, &r, 1, MPI_INT, 0, w, &req), MPI_ERR_COUNT);
+    EXPECT(MPI_Iscatterv(&v, NULL, NULL, MPI_INT, &r, 1, MPI_INT, 0, MPI_COMM_SELF, &req),
+           MPI_ERR_ARG);
+    EXPECT(MPI_Iallgather(&v, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, w, &req), MPI_ERR_BUFFER);
+    EXPECT(MPI_Ialltoallw(&v, NULL, NULL, NULL, &r, NULL, NULL, NULL, w, &req), MPI_ERR_ARG);
+    EXPECT(MPI_Ireduce(&v, &r, 1, MPI_INT, MPI_SUM, size, w, &req), MPI_ERR_ROOT);
+    EXPECT(MPI_Ireduce_scatter(&v, &r, NULL, MPI_INT, MPI_SUM, w, &req), MPI_ERR_ARG);
+    EXPECT(MPI_Iscan(&v, &r, 1, MPI_INT, MPI_OP_NULL, w, &req), MPI_ERR_OP);
+    EXPECT(MPI_Iexscan(&v, &v, 1, MPI_INT, MPI_SUM, w, &req), MPI_ERR_BUFFER);
+    CHECK(req == MPI_REQUEST_NULL);
+    if (size > 1) {
+        /* the last rank starts MPI_Ireduce, the others call MPI_Reduce */
+        if (rank == size - 1) {
+            CHECK_OK(MPI_Ireduce(&v, &r, 1, MPI_INT, MPI_SUM, 0, w, &req));
+            EXPECT(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_ERR_OTHER);
+        } else {
+            EXPECT(MPI_Reduce(&v, &r, 1, MPI_INT, MPI_SUM, 0, w), MPI_ERR_OTHER);
+        }
+        /* a mismatch found while copying, reported by every rank's wait */
+        int *counts = ints((size_t)size, 1), *displs = ints((size_t)size, 0);
+        int *buf = ints((size_t)size, 0);
+        for (int q = 0; q < size; q++)
+            displs[q] = q;
+        if (rank == 0)
+            counts[size - 1] = 0;
+        CHECK_OK(MPI_Iallgatherv(&v, 1, MPI_INT, buf, counts, displs, MPI_INT, w, &req));
+        EXPECT(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
+        free(counts);
+        free(displs);
+        free(buf);
+    }
+    still_works(w);
+}
+
 typedef struct coll_case {
     const char *name;
     void (*run)(void);
@@ -1503,6 +1788,12 @@ static const coll_case cases[] = {
     {"alltoallv_mismatch_is_fatal", alltoallv_mismatch_is_fatal},
     {"bad_recvcounts_is_fatal", bad_recvcounts_is_fatal},
     {"thousands_of_rounds", thousands_of_rounds},
+    {"nonblocking_forms_against_serial_results", nonblocking_forms_against_serial_results},
+    {"nonblocking_forms_at_scale", nonblocking_forms_at_scale},
+    {"every_kind_outstanding_at_once", every_kind_outstanding_at_once},
+    {"freed_op_and_types_of_a_pending_collective", freed_op_and_types_of_a_pending_collective},
+    {"insignificant_arguments_are_ignored", insignificant_arguments_are_ignored},
+    {"nonblocking_errors", nonblocking_errors},
 };
 
 int main(int argc, char **argv)
