@@ -143,21 +143,24 @@ int coll_finish_reduce(coll_state *s, myr_rank *self, int me, const coll_slot *m
     MPI_Datatype t = mine->type;
     size_t count = (size_t)mine->count;
     bool all = mine->kind == MYR_COLL_ALLREDUCE;
+    if (!s->parallel) {
+        /* The others' slots may already serve their next collective:
+         * only the result in scratch is read here. */
+        if (all && s->size > 1)
+            copy_elements(mine->a->rbuf, area(s, 0, t, count), t, 0, count);
+        return MPI_SUCCESS;
+    }
     bool via_scratch;
     void *target = reduce_target(s, mine, &via_scratch);
-    if (s->parallel) {
-        size_t lo, hi;
-        my_range(s, me, count, &lo, &hi);
-        fold(s, mine->op, t, lo, hi, via_scratch ? area(s, 0, t, count) : target);
-        if (via_scratch && target)   /* this range of the root's recvbuf is only mine */
-            copy_elements(target, area(s, 0, t, count), t, lo, hi);
-        int err = coll_round_end_phase(s, self, me, why);
-        if (err != MPI_SUCCESS)
-            return err;
-    }
-    if (all && via_scratch)
+    size_t lo, hi;
+    my_range(s, me, count, &lo, &hi);
+    fold(s, mine->op, t, lo, hi, via_scratch ? area(s, 0, t, count) : target);
+    if (via_scratch && target)   /* this range of the root's recvbuf is only mine */
+        copy_elements(target, area(s, 0, t, count), t, lo, hi);
+    int err = coll_round_end_phase(s, self, me, why);
+    if (err == MPI_SUCCESS && all)
         copy_elements(mine->a->rbuf, area(s, 0, t, count), t, 0, count);
-    return MPI_SUCCESS;
+    return err;
 }
 
 /* ---- reduce_scatter ------------------------------------------------------------- */
