@@ -164,7 +164,8 @@ static void bad_arguments_return_error_classes(void)
     int remote;
     CHECK_OK(MPI_Comm_remote_size(inter, &remote));
     CHECK(MPI_Send(&x, 1, MPI_INT, remote, 0, inter) == MPI_ERR_RANK);
-    CHECK(MPI_Barrier(inter) == MPI_ERR_COMM);
+    MPI_Request req;   /* blocking collectives take intercommunicators now */
+    CHECK(MPI_Ibarrier(inter, &req) == MPI_ERR_COMM);
     CHECK(MPI_Comm_dup(inter, &c) == MPI_ERR_COMM);
     CHECK(MPI_Comm_remote_size(inter, NULL) == MPI_ERR_ARG);
     CHECK(MPI_Intercomm_merge(inter, 0, NULL) == MPI_ERR_ARG);
