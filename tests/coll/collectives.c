@@ -112,10 +112,28 @@ static int v_layout(int size, int salt, int scale, int *counts, int *displs)
     return pos;
 }
 
-/* Large counts make the ranks share the work; fewer for many ranks. */
+/* Counts large enough for the ranks to share the work (coll_worth_parallel:
+ * more than about 8 KiB plus 1 KiB per rank to move), and no larger: a
+ * large count of the gather family, of alltoall, of the reductions and
+ * scans, and of each block of a reduce_scatter. */
 static int big_count(int size)
 {
-    return size <= 64 ? 2000 : 300;
+    return size <= 8 ? 2000 : 400;
+}
+
+static int big_alltoall(int size)
+{
+    return size <= 8 ? 500 : size <= 64 ? 50 : 2;
+}
+
+static int big_reduction(int size)
+{
+    return size <= 8 ? 1500 : size <= 64 ? 300 : 200;
+}
+
+static int big_block(int size)
+{
+    return size <= 8 ? 1000 : size <= 64 ? 50 : 20;
 }
 
 static int roots_of(int size, int *roots)
@@ -494,7 +512,7 @@ static void check_alltoallw(MPI_Comm comm, int scale, bool in_place)
 static void alltoall_on(MPI_Comm comm)
 {
     int size = comm_size(comm);
-    int counts[] = {0, 3, size <= 64 ? 500 : 2};
+    int counts[] = {0, 3, big_alltoall(size)};
     for (int c = 0; c < 3; c++)
         for (int mode = 0; mode < 4; mode++) {
             check_alltoall(comm, counts[c], mode & 1, mode & 2);
@@ -607,7 +625,7 @@ static void check_allreduce(MPI_Comm comm, int count, bool in_place)
 static void reduce_on(MPI_Comm comm)
 {
     int size = comm_size(comm), roots[3], nroots = roots_of(size, roots);
-    int counts[] = {0, 3, size <= 64 ? 3000 : 200};
+    int counts[] = {0, 3, big_reduction(size)};
     for (int c = 0; c < 3; c++)
         for (int in_place = 0; in_place < 2; in_place++) {
             for (int k = 0; k < nroots; k++)
@@ -662,7 +680,7 @@ static void check_reduce_scatter(MPI_Comm comm, int block, int scale, bool in_pl
 
 static void reduce_scatter_on(MPI_Comm comm)
 {
-    int size = comm_size(comm), big = size <= 64 ? 1000 : 20;
+    int size = comm_size(comm), big = big_block(size);
     for (int in_place = 0; in_place < 2; in_place++) {
         int blocks[] = {0, 2, big};
         for (int b = 0; b < 3; b++) {
@@ -711,7 +729,7 @@ static void check_scan(MPI_Comm comm, int count, bool in_place, bool exclusive)
 
 static void scan_on(MPI_Comm comm)
 {
-    int size = comm_size(comm), counts[] = {0, 3, size <= 64 ? 3000 : 100};
+    int size = comm_size(comm), counts[] = {0, 3, big_reduction(size)};
     for (int c = 0; c < 3; c++)
         for (int mode = 0; mode < 4; mode++)
             check_scan(comm, counts[c], mode & 1, mode & 2);
@@ -1003,8 +1021,8 @@ static void everything_on(MPI_Comm comm)
     /* and sizes that make the ranks share the work */
     check_gather(comm, root, big_count(size), false, true);
     check_scatter(comm, size - 1, big_count(size), true, false);
-    check_reduce(comm, 0, size <= 64 ? 3000 : 200, true);
-    check_scan(comm, size <= 64 ? 3000 : 100, false, true);
+    check_reduce(comm, 0, big_reduction(size), true);
+    check_scan(comm, big_reduction(size), false, true);
 }
 
 static void all_collectives_back_to_back(void)
