@@ -272,26 +272,3 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const ch
     }
     return MPI_SUCCESS;
 }
-
-int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
-{
-    myr_coll_args a = {.kind = MYR_COLL_BARRIER};
-    return myr_coll_run(comm, self, &a, why);
-}
-
-int myr_coll_bcast(MPI_Comm comm, myr_rank *self, void *buf, int count,
-                   MPI_Datatype type, int root, const char **why)
-{
-    myr_coll_args a = {.kind = MYR_COLL_BCAST, .rbuf = buf, .count = count, .type = type,
-                       .root = root};
-    return myr_coll_run(comm, self, &a, why);
-}
-
-int myr_coll_allreduce(MPI_Comm comm, myr_rank *self, const void *in,
-                       void *out, int count, MPI_Datatype type, MPI_Op op,
-                       const char **why)
-{
-    myr_coll_args a = {.kind = MYR_COLL_ALLREDUCE, .sbuf = in == out ? MPI_IN_PLACE : in,
-                       .rbuf = out, .count = count, .type = type, .op = op};
-    return myr_coll_run(comm, self, &a, why);
-}

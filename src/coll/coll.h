@@ -134,18 +134,6 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *args,
 /* The MPI name of a collective ("MPI_Gatherv", "MPI_Igatherv"). */
 const char *myr_coll_name(myr_coll_kind kind, bool nonblocking);
 
-/* Shorthands for myr_coll_run. */
-int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
-    __attribute__((warn_unused_result));
-int myr_coll_bcast(MPI_Comm comm, myr_rank *self, void *buf, int count,
-                   MPI_Datatype type, int root, const char **why)
-    __attribute__((warn_unused_result));
-/* `in` is the rank's contribution (recvbuf itself for MPI_IN_PLACE). */
-int myr_coll_allreduce(MPI_Comm comm, myr_rank *self, const void *in,
-                       void *out, int count, MPI_Datatype type, MPI_Op op,
-                       const char **why) __attribute__((warn_unused_result));
-
-
 /* ---- nonblocking collectives (nbc.c) ------------------------------------ */
 
 /* A nonblocking collective is its blocking algorithm run by a ULT acting
