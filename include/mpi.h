@@ -100,6 +100,10 @@ extern struct myr_mpi_errhandler myr_mpi_errors_are_fatal, myr_mpi_errors_return
 /* Groups and communicator comparison. */
 extern struct myr_mpi_group myr_mpi_group_empty;
 #define MPI_GROUP_EMPTY MYR_PREDEFINED(MPI_Group, myr_mpi_group_empty)
+/* MPI_Topo_test */
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
 #define MPI_IDENT 0
 #define MPI_CONGRUENT 1
 #define MPI_SIMILAR 2
@@ -428,6 +432,16 @@ MYR_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
 MYR_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
+
+/* Virtual topologies (src/mpi/topo.c). */
+MYR_MPI_FN(int, Cart_create, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart))
+MYR_MPI_FN(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+MYR_MPI_FN(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+MYR_MPI_FN(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+MYR_MPI_FN(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+MYR_MPI_FN(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+MYR_MPI_FN(int, Dims_create, (int nnodes, int ndims, int dims[]))
+MYR_MPI_FN(int, Topo_test, (MPI_Comm comm, int *status))
 MYR_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_free, (MPI_Comm *comm))

@@ -1,0 +1,205 @@
+/* topo_calls.c — Cartesian topologies, MPI_Dims_create and MPI_Topo_test:
+ * results checked against a serial computation, and the error class of
+ * each bad argument. Usage: topo_calls CASE. */
+#include <mpi.h>
+
+#include "../check.h"
+
+static int world_rank(void)
+{
+    int r;
+    CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &r));
+    return r;
+}
+
+static int world_size(void)
+{
+    int s;
+    CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &s));
+    return s;
+}
+
+static void dims_create_balances_and_keeps_given(void)
+{
+    int d2[2] = {0, 0};
+    CHECK_OK(MPI_Dims_create(12, 2, d2));
+    CHECK(d2[0] == 4 && d2[1] == 3);
+    int d3[3] = {0, 0, 0};
+    CHECK_OK(MPI_Dims_create(64, 3, d3));
+    CHECK(d3[0] == 4 && d3[1] == 4 && d3[2] == 4);
+    int k[3] = {0, 3, 0};
+    CHECK_OK(MPI_Dims_create(30, 3, k));
+    CHECK(k[0] == 5 && k[1] == 3 && k[2] == 2);
+    int p[2] = {0, 0};
+    CHECK_OK(MPI_Dims_create(7, 2, p));
+    CHECK(p[0] == 7 && p[1] == 1);
+    int f[2] = {2, 3};
+    CHECK_OK(MPI_Dims_create(6, 2, f));
+    CHECK(f[0] == 2 && f[1] == 3);
+    int b[2] = {0, 0};
+    CHECK_OK(MPI_Dims_create(1, 2, b));
+    CHECK(b[0] == 1 && b[1] == 1);
+    /* Every product is nnodes, non-increasing. */
+    for (int n = 1; n <= 64; n++) {
+        int d[3] = {0, 0, 0};
+        CHECK_OK(MPI_Dims_create(n, 3, d));
+        CHECK(d[0] * d[1] * d[2] == n && d[0] >= d[1] && d[1] >= d[2]);
+    }
+}
+
+/* A 2-D or 3-D grid over every world rank, checked against row-major
+ * arithmetic: coords, rank round trips, shifts with and without wrap. */
+static void check_grid(int ndims, const int *dims, const int *periods)
+{
+    int n = world_size(), me = world_rank();
+    MPI_Comm cart;
+    CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, &cart));
+    int cells = 1;
+    for (int i = 0; i < ndims; i++)
+        cells *= dims[i];
+    if (me >= cells) {
+        CHECK(cart == MPI_COMM_NULL);
+        return;
+    }
+    CHECK(cart != MPI_COMM_NULL);
+    int status, nd, size;
+    CHECK_OK(MPI_Topo_test(cart, &status));
+    CHECK(status == MPI_CART);
+    CHECK_OK(MPI_Cartdim_get(cart, &nd));
+    CHECK(nd == ndims);
+    CHECK_OK(MPI_Comm_size(cart, &size));
+    CHECK(size == cells && cells <= n);
+    int gd[3], gp[3], gc[3] = {0, 0, 0};
+    CHECK_OK(MPI_Cart_get(cart, 3, gd, gp, gc));
+    for (int i = 0, r = me; i < ndims; i++) {
+        CHECK(gd[i] == dims[i] && gp[i] == (periods[i] != 0));
+        int stride = 1;
+        for (int j = i + 1; j < ndims; j++)
+            stride *= dims[j];
+        CHECK(gc[i] == r / stride);
+        r %= stride;
+    }
+    for (int r = 0; r < cells; r++) {
+        int c[3], back;
+        CHECK_OK(MPI_Cart_coords(cart, r, 3, c));
+        CHECK_OK(MPI_Cart_rank(cart, c, &back));
+        CHECK(back == r);
+    }
+    for (int dir = 0; dir < ndims; dir++)
+        for (int disp = -2; disp <= 2; disp++) {
+            int src, dst;
+            CHECK_OK(MPI_Cart_shift(cart, dir, disp, &src, &dst));
+            for (int k = 0; k < 2; k++) {
+                int c[3] = {gc[0], gc[1], gc[2]};
+                c[dir] += k ? disp : -disp;
+                int want;
+                if (periods[dir])
+                    c[dir] = ((c[dir] % dims[dir]) + dims[dir]) % dims[dir];
+                if (c[dir] < 0 || c[dir] >= dims[dir]) {
+                    want = MPI_PROC_NULL;
+                } else {
+                    want = 0;
+                    for (int i = 0; i < ndims; i++)
+                        want = want * dims[i] + c[i];
+                }
+                CHECK((k ? dst : src) == want);
+            }
+        }
+    /* A periodic coordinate out of range wraps in Cart_rank. */
+    if (periods[0]) {
+        int c[3] = {gc[0] + dims[0], gc[1], gc[2]}, r;
+        CHECK_OK(MPI_Cart_rank(cart, c, &r));
+        CHECK(r == me);
+    }
+    MPI_Comm dup;
+    CHECK_OK(MPI_Comm_dup(cart, &dup));
+    CHECK_OK(MPI_Topo_test(dup, &status));
+    CHECK(status == MPI_CART);
+    CHECK_OK(MPI_Comm_free(&dup));
+    CHECK_OK(MPI_Comm_free(&cart));
+}
+
+static void cart_grids_match_row_major(void)
+{
+    int n = world_size();
+    int d2[2] = {0, 0}, p2[2] = {1, 0};
+    CHECK_OK(MPI_Dims_create(n, 2, d2));
+    check_grid(2, d2, p2);
+    int p2b[2] = {0, 1};
+    check_grid(2, d2, p2b);
+    int d3[3] = {0, 0, 0}, p3[3] = {1, 0, 1};
+    CHECK_OK(MPI_Dims_create(n, 3, d3));
+    check_grid(3, d3, p3);
+    /* A grid smaller than the communicator: the others get MPI_COMM_NULL. */
+    int small[2] = {n / 2 > 0 ? n / 2 : 1, 1}, np[2] = {0, 0};
+    check_grid(2, small, np);
+    int status;
+    CHECK_OK(MPI_Topo_test(MPI_COMM_WORLD, &status));
+    CHECK(status == MPI_UNDEFINED);
+}
+
+static void bad_arguments_return_error_classes(void)
+{
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int n = world_size();
+    int dims[2] = {n, 1}, periods[2] = {0, 0}, big[2] = {n + 1, 1}, zero[2] = {0, 1};
+    MPI_Comm cart;
+    CHECK(MPI_Cart_create(MPI_COMM_WORLD, -1, dims, periods, 0, &cart) == MPI_ERR_DIMS);
+    CHECK(MPI_Cart_create(MPI_COMM_WORLD, 2, big, periods, 0, &cart) == MPI_ERR_DIMS);
+    CHECK(MPI_Cart_create(MPI_COMM_WORLD, 2, zero, periods, 0, &cart) == MPI_ERR_DIMS);
+    CHECK(MPI_Cart_create(MPI_COMM_NULL, 2, dims, periods, 0, &cart) == MPI_ERR_COMM);
+    CHECK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, NULL) == MPI_ERR_ARG);
+    int nd, c[2], r, s, d;
+    CHECK(MPI_Cartdim_get(MPI_COMM_WORLD, &nd) == MPI_ERR_TOPOLOGY);
+    CHECK(MPI_Cart_coords(MPI_COMM_WORLD, 0, 2, c) == MPI_ERR_TOPOLOGY);
+    CHECK(MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &s, &d) == MPI_ERR_TOPOLOGY);
+    int dd[2] = {0, 0};
+    CHECK(MPI_Dims_create(0, 2, dd) == MPI_ERR_ARG);
+    CHECK(MPI_Dims_create(4, -1, dd) == MPI_ERR_DIMS);
+    int given[2] = {3, 0};
+    CHECK(MPI_Dims_create(4, 2, given) == MPI_ERR_DIMS);
+    int neg[2] = {-1, 0};
+    CHECK(MPI_Dims_create(4, 2, neg) == MPI_ERR_DIMS);
+
+    CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart));
+    CHECK_OK(MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN));
+    CHECK(MPI_Cart_coords(cart, n, 2, c) == MPI_ERR_RANK);
+    CHECK(MPI_Cart_coords(cart, -1, 2, c) == MPI_ERR_RANK);
+    CHECK(MPI_Cart_coords(cart, 0, 1, c) == MPI_ERR_ARG);
+    int out[2] = {n, 0};
+    CHECK(MPI_Cart_rank(cart, out, &r) == MPI_ERR_ARG);
+    out[0] = -1;
+    CHECK(MPI_Cart_rank(cart, out, &r) == MPI_ERR_ARG);
+    CHECK(MPI_Cart_shift(cart, 2, 1, &s, &d) == MPI_ERR_ARG);
+    CHECK(MPI_Cart_shift(cart, -1, 1, &s, &d) == MPI_ERR_ARG);
+    CHECK(MPI_Cart_get(cart, 1, dd, periods, c) == MPI_ERR_ARG);
+    CHECK(MPI_Topo_test(cart, NULL) == MPI_ERR_ARG);
+    /* Nothing was lost: the grid still works. */
+    CHECK_OK(MPI_Cart_coords(cart, n - 1, 2, c));
+    CHECK(c[0] == n - 1 && c[1] == 0);
+    CHECK_OK(MPI_Comm_free(&cart));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+/* The default handler ends the job with one line naming the problem. */
+static void no_topology_is_fatal(void)
+{
+    int nd;
+    if (world_rank() == 0)
+        MPI_Cartdim_get(MPI_COMM_WORLD, &nd);
+}
+
+static const test_case cases[] = {
+    {"dims_create_balances_and_keeps_given", dims_create_balances_and_keeps_given},
+    {"cart_grids_match_row_major", cart_grids_match_row_major},
+    {"bad_arguments_return_error_classes", bad_arguments_return_error_classes},
+    {"no_topology_is_fatal", no_topology_is_fatal},
+};
+
+int main(int argc, char **argv)
+{
+    CHECK_OK(MPI_Init(&argc, &argv));
+    int rc = RUN_TEST_CASES(argc, argv, cases);
+    CHECK_OK(MPI_Finalize());
+    return rc;
+}
