@@ -314,3 +314,273 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
     return MPI_SUCCESS;
 }
 int MPI_Topo_test(MPI_Comm comm, int *status) MYR_PMPI(Topo_test);
+
+/* Ranks with equal coordinates in the dropped dimensions form one
+ * sub-grid; the kept dimensions keep their order. */
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Cart_sub";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = check_cart_comm(call, comm)) || (err = check_ptr(call, comm, newcomm, "newcomm")))
+        return err;
+    const myr_topo *t = comm->topo;
+    if (t->ndims > 0 && (err = check_ptr(call, comm, remain_dims, "remain_dims")))
+        return err;
+    int me = myr_comm_rank(comm, self);
+    int coords[t->ndims > 0 ? t->ndims : 1];
+    rank_to_coords(t, me, coords);
+    int color = 0, kept = 0;
+    for (int i = 0; i < t->ndims; i++) {
+        if (remain_dims[i])
+            kept++;
+        else
+            color = color * t->dims[i] + coords[i];
+    }
+    myr_topo *sub = myr_topo_new(MYR_TOPO_CART, 2 * (size_t)kept);
+    if (!sub)
+        return myr_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory for the topology");
+    sub->ndims = kept;
+    sub->dims = sub->data;
+    sub->periods = sub->data + kept;
+    for (int i = 0, k = 0; i < t->ndims; i++)
+        if (remain_dims[i]) {
+            sub->dims[k] = t->dims[i];
+            sub->periods[k++] = t->periods[i];
+        }
+    MPI_Comm made = MPI_COMM_NULL;
+    if ((err = PMPI_Comm_split(comm, color, me, &made)) != MPI_SUCCESS) {
+        myr_topo_release(sub);
+        return err;
+    }
+    made->topo = sub;
+    *newcomm = made;
+    return MPI_SUCCESS;
+}
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) MYR_PMPI(Cart_sub);
+
+/* No reordering: a rank inside the grid keeps its rank. */
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    static const char call[] = "MPI_Cart_map";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    (void)periods;
+    if ((err = myr_check_intra(call, comm)) || (err = check_ptr(call, comm, newrank, "newrank")))
+        return err;
+    if (ndims < 0)
+        return myr_mpi_error(comm, MPI_ERR_DIMS, call, "invalid ndims %d (must be >= 0)", ndims);
+    if (ndims > 0 && (err = check_ptr(call, comm, dims, "dims")))
+        return err;
+    long cells = 1;
+    int size = myr_comm_size(comm);
+    for (int i = 0; i < ndims; i++) {
+        if (dims[i] <= 0)
+            return myr_mpi_error(comm, MPI_ERR_DIMS, call,
+                                 "invalid dims[%d] = %d (must be > 0)", i, dims[i]);
+        cells *= dims[i];
+        if (cells > size)
+            return myr_mpi_error(comm, MPI_ERR_DIMS, call,
+                                 "grid of dims has more cells than the %d ranks of comm", size);
+    }
+    int me = myr_comm_rank(comm, self);
+    *newrank = me < cells ? me : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+    MYR_PMPI(Cart_map);
+
+/* ---- graphs ---------------------------------------------------------------- */
+
+static int check_graph_comm(const char *call, MPI_Comm comm)
+{
+    int err = myr_check_intra(call, comm);
+    if (err)
+        return err;
+    if (!comm->topo || comm->topo->kind != MYR_TOPO_GRAPH)
+        return myr_mpi_error(comm, MPI_ERR_TOPOLOGY, call,
+                             "communicator has no graph topology");
+    return MPI_SUCCESS;
+}
+
+static int check_graph_args(const char *call, MPI_Comm comm, int nnodes, const int index[],
+                            const int edges[])
+{
+    int size = myr_comm_size(comm), err;
+    if (nnodes < 0 || nnodes > size)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call,
+                             "invalid nnodes %d (must be in [0, %d])", nnodes, size);
+    if (nnodes == 0)
+        return MPI_SUCCESS;
+    if ((err = check_ptr(call, comm, index, "index")))
+        return err;
+    for (int i = 0; i < nnodes; i++)
+        if (index[i] < (i ? index[i - 1] : 0))
+            return myr_mpi_error(comm, MPI_ERR_ARG, call,
+                                 "invalid index[%d] = %d (must be >= %d, non-decreasing)", i,
+                                 index[i], i ? index[i - 1] : 0);
+    if (index[nnodes - 1] > 0 && (err = check_ptr(call, comm, edges, "edges")))
+        return err;
+    for (int e = 0; e < index[nnodes - 1]; e++)
+        if (edges[e] < 0 || edges[e] >= nnodes)
+            return myr_mpi_error(comm, MPI_ERR_ARG, call,
+                                 "invalid edges[%d] = %d (must be in [0, %d))", e, edges[e],
+                                 nnodes);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                      int reorder, MPI_Comm *comm_graph)
+{
+    static const char call[] = "MPI_Graph_create";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    (void)reorder;   /* ignored: the graph keeps the parent's rank order */
+    if (!self)
+        return err;
+    if ((err = myr_check_intra(call, comm)) ||
+        (err = check_ptr(call, comm, comm_graph, "comm_graph")) ||
+        (err = check_graph_args(call, comm, nnodes, index, edges)))
+        return err;
+    int nedges = nnodes ? index[nnodes - 1] : 0;
+    myr_topo *t = myr_topo_new(MYR_TOPO_GRAPH, (size_t)nnodes + (size_t)nedges);
+    if (!t)
+        return myr_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory for the topology");
+    t->nnodes = nnodes;
+    t->index = t->data;
+    t->edges = t->data + nnodes;
+    if (nnodes)
+        memcpy(t->index, index, (size_t)nnodes * sizeof *index);
+    if (nedges)
+        memcpy(t->edges, edges, (size_t)nedges * sizeof *edges);
+    int me = myr_comm_rank(comm, self);
+    MPI_Comm made = MPI_COMM_NULL;
+    if ((err = PMPI_Comm_split(comm, me < nnodes ? 0 : MPI_UNDEFINED, me, &made))) {
+        myr_topo_release(t);
+        return err;
+    }
+    if (made != MPI_COMM_NULL)
+        made->topo = t;
+    else
+        myr_topo_release(t);
+    *comm_graph = made;
+    return MPI_SUCCESS;
+}
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                     int reorder, MPI_Comm *comm_graph) MYR_PMPI(Graph_create);
+
+int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+{
+    static const char call[] = "MPI_Graphdims_get";
+    int err;
+    if (!myr_mpi_enter(call, &err))
+        return err;
+    if ((err = check_graph_comm(call, comm)) || (err = check_ptr(call, comm, nnodes, "nnodes")) ||
+        (err = check_ptr(call, comm, nedges, "nedges")))
+        return err;
+    const myr_topo *t = comm->topo;
+    *nnodes = t->nnodes;
+    *nedges = t->nnodes ? t->index[t->nnodes - 1] : 0;
+    return MPI_SUCCESS;
+}
+int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) MYR_PMPI(Graphdims_get);
+
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+{
+    static const char call[] = "MPI_Graph_get";
+    int err;
+    if (!myr_mpi_enter(call, &err))
+        return err;
+    if ((err = check_graph_comm(call, comm)))
+        return err;
+    const myr_topo *t = comm->topo;
+    int nedges = t->nnodes ? t->index[t->nnodes - 1] : 0;
+    if (maxindex < 0 || maxedges < 0)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call,
+                             "invalid maxindex %d or maxedges %d (must be >= 0)", maxindex,
+                             maxedges);
+    int ni = maxindex < t->nnodes ? maxindex : t->nnodes;
+    int ne = maxedges < nedges ? maxedges : nedges;
+    if ((ni > 0 && (err = check_ptr(call, comm, index, "index"))) ||
+        (ne > 0 && (err = check_ptr(call, comm, edges, "edges"))))
+        return err;
+    if (ni)
+        memcpy(index, t->index, (size_t)ni * sizeof *index);
+    if (ne)
+        memcpy(edges, t->edges, (size_t)ne * sizeof *edges);
+    return MPI_SUCCESS;
+}
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+    MYR_PMPI(Graph_get);
+
+static int check_graph_rank(const char *call, MPI_Comm comm, int rank)
+{
+    int n = comm->topo->nnodes;
+    if (rank < 0 || rank >= n)
+        return myr_mpi_error(comm, MPI_ERR_RANK, call,
+                             "invalid rank %d (graph of %d nodes)", rank, n);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+{
+    static const char call[] = "MPI_Graph_neighbors_count";
+    int err;
+    if (!myr_mpi_enter(call, &err))
+        return err;
+    if ((err = check_graph_comm(call, comm)) || (err = check_graph_rank(call, comm, rank)) ||
+        (err = check_ptr(call, comm, nneighbors, "nneighbors")))
+        return err;
+    const myr_topo *t = comm->topo;
+    *nneighbors = t->index[rank] - (rank ? t->index[rank - 1] : 0);
+    return MPI_SUCCESS;
+}
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+    MYR_PMPI(Graph_neighbors_count);
+
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+{
+    static const char call[] = "MPI_Graph_neighbors";
+    int err;
+    if (!myr_mpi_enter(call, &err))
+        return err;
+    if ((err = check_graph_comm(call, comm)) || (err = check_graph_rank(call, comm, rank)))
+        return err;
+    if (maxneighbors < 0)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call,
+                             "invalid maxneighbors %d (must be >= 0)", maxneighbors);
+    const myr_topo *t = comm->topo;
+    int first = rank ? t->index[rank - 1] : 0, count = t->index[rank] - first;
+    if (count > maxneighbors)
+        count = maxneighbors;
+    if (count > 0 && (err = check_ptr(call, comm, neighbors, "neighbors")))
+        return err;
+    if (count)
+        memcpy(neighbors, t->edges + first, (size_t)count * sizeof *neighbors);
+    return MPI_SUCCESS;
+}
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+    MYR_PMPI(Graph_neighbors);
+
+/* No reordering: a rank inside the graph keeps its rank. */
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                   int *newrank)
+{
+    static const char call[] = "MPI_Graph_map";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = myr_check_intra(call, comm)) || (err = check_ptr(call, comm, newrank, "newrank")) ||
+        (err = check_graph_args(call, comm, nnodes, index, edges)))
+        return err;
+    int me = myr_comm_rank(comm, self);
+    *newrank = me < nnodes ? me : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
+    MYR_PMPI(Graph_map);

@@ -138,6 +138,91 @@ static void cart_grids_match_row_major(void)
     CHECK(status == MPI_UNDEFINED);
 }
 
+/* Sub-grids of a 3-D grid: members share the dropped coordinates, their
+ * sub-grid rank follows the kept ones. */
+static void cart_sub_keeps_the_chosen_dimensions(void)
+{
+    int n = world_size(), me = world_rank();
+    int dims[3] = {0, 0, 0}, periods[3] = {1, 0, 1};
+    CHECK_OK(MPI_Dims_create(n, 3, dims));
+    MPI_Comm cart;
+    CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 1, &cart));
+    int c[3];
+    CHECK_OK(MPI_Cart_coords(cart, me, 3, c));
+    int remain[3] = {1, 0, 1};
+    MPI_Comm sub;
+    CHECK_OK(MPI_Cart_sub(cart, remain, &sub));
+    int nd, sd[2], sp[2], sc[2], size, rank;
+    CHECK_OK(MPI_Cartdim_get(sub, &nd));
+    CHECK(nd == 2);
+    CHECK_OK(MPI_Cart_get(sub, 2, sd, sp, sc));
+    CHECK(sd[0] == dims[0] && sd[1] == dims[2] && sp[0] == 1 && sp[1] == 1);
+    CHECK(sc[0] == c[0] && sc[1] == c[2]);
+    CHECK_OK(MPI_Comm_size(sub, &size));
+    CHECK_OK(MPI_Comm_rank(sub, &rank));
+    CHECK(size == dims[0] * dims[2] && rank == c[0] * dims[2] + c[2]);
+    /* Every member of the sub-grid has the same middle coordinate. */
+    int mid = c[1], low, high;
+    CHECK_OK(MPI_Allreduce(&mid, &low, 1, MPI_INT, MPI_MIN, sub));
+    CHECK_OK(MPI_Allreduce(&mid, &high, 1, MPI_INT, MPI_MAX, sub));
+    CHECK(low == c[1] && high == c[1]);
+    CHECK_OK(MPI_Comm_free(&sub));
+    /* Keeping nothing gives a 0-dimensional grid of one rank. */
+    int none[3] = {0, 0, 0};
+    CHECK_OK(MPI_Cart_sub(cart, none, &sub));
+    CHECK_OK(MPI_Cartdim_get(sub, &nd));
+    CHECK_OK(MPI_Comm_size(sub, &size));
+    CHECK(nd == 0 && size == 1);
+    CHECK_OK(MPI_Comm_free(&sub));
+    int mapped;
+    int line[1] = {n - 1};
+    CHECK_OK(MPI_Cart_map(MPI_COMM_WORLD, 1, line, periods, &mapped));
+    CHECK(mapped == (me < n - 1 ? me : MPI_UNDEFINED));
+    CHECK_OK(MPI_Comm_free(&cart));
+}
+
+/* A ring with chords over the first n - 1 ranks: what was given comes back. */
+static void graph_gives_back_its_edges(void)
+{
+    int n = world_size(), me = world_rank(), nodes = n - 1;
+    int index[64], edges[128], e = 0;
+    for (int i = 0; i < nodes; i++) {
+        edges[e++] = (i + 1) % nodes;
+        if (i % 2 == 0)
+            edges[e++] = (i + nodes - 1) % nodes;
+        index[i] = e;
+    }
+    MPI_Comm graph;
+    CHECK_OK(MPI_Graph_create(MPI_COMM_WORLD, nodes, index, edges, 0, &graph));
+    int mapped;
+    CHECK_OK(MPI_Graph_map(MPI_COMM_WORLD, nodes, index, edges, &mapped));
+    CHECK(mapped == (me < nodes ? me : MPI_UNDEFINED));
+    if (me >= nodes) {
+        CHECK(graph == MPI_COMM_NULL);
+        return;
+    }
+    int status, nn, ne;
+    CHECK_OK(MPI_Topo_test(graph, &status));
+    CHECK(status == MPI_GRAPH);
+    CHECK_OK(MPI_Graphdims_get(graph, &nn, &ne));
+    CHECK(nn == nodes && ne == e);
+    int gi[64], ge[128];
+    CHECK_OK(MPI_Graph_get(graph, 64, 128, gi, ge));
+    for (int i = 0; i < nodes; i++)
+        CHECK(gi[i] == index[i]);
+    for (int i = 0; i < e; i++)
+        CHECK(ge[i] == edges[i]);
+    for (int r = 0; r < nodes; r++) {
+        int count, nb[2] = {-5, -5};
+        CHECK_OK(MPI_Graph_neighbors_count(graph, r, &count));
+        CHECK(count == (r % 2 == 0 ? 2 : 1));
+        CHECK_OK(MPI_Graph_neighbors(graph, r, 2, nb));
+        CHECK(nb[0] == (r + 1) % nodes);
+        CHECK(nb[1] == (count == 2 ? (r + nodes - 1) % nodes : -5));
+    }
+    CHECK_OK(MPI_Comm_free(&graph));
+}
+
 static void bad_arguments_return_error_classes(void)
 {
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -161,6 +246,22 @@ static void bad_arguments_return_error_classes(void)
     int neg[2] = {-1, 0};
     CHECK(MPI_Dims_create(4, 2, neg) == MPI_ERR_DIMS);
 
+    int gidx[2] = {1, 2}, gbad[2] = {0, 5}, gdown[2] = {2, 1};
+    MPI_Comm graph;
+    CHECK(MPI_Graph_create(MPI_COMM_WORLD, n + 1, gidx, gbad, 0, &graph) == MPI_ERR_ARG);
+    CHECK(MPI_Graph_create(MPI_COMM_WORLD, 2, gidx, gbad, 0, &graph) == MPI_ERR_ARG);
+    CHECK(MPI_Graph_create(MPI_COMM_WORLD, 2, gdown, gbad, 0, &graph) == MPI_ERR_ARG);
+    CHECK(MPI_Graphdims_get(MPI_COMM_WORLD, &nd, &r) == MPI_ERR_TOPOLOGY);
+    CHECK(MPI_Graph_neighbors_count(MPI_COMM_WORLD, 0, &r) == MPI_ERR_TOPOLOGY);
+    int gok[2] = {1, 0};
+    CHECK_OK(MPI_Graph_create(MPI_COMM_WORLD, 2, gidx, gok, 0, &graph));
+    if (graph != MPI_COMM_NULL) {
+        CHECK_OK(MPI_Comm_set_errhandler(graph, MPI_ERRORS_RETURN));
+        CHECK(MPI_Graph_neighbors_count(graph, 2, &r) == MPI_ERR_RANK);
+        CHECK(MPI_Graph_neighbors(graph, -1, 2, c) == MPI_ERR_RANK);
+        CHECK(MPI_Cart_shift(graph, 0, 1, &s, &d) == MPI_ERR_TOPOLOGY);
+        CHECK_OK(MPI_Comm_free(&graph));
+    }
     CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart));
     CHECK_OK(MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN));
     CHECK(MPI_Cart_coords(cart, n, 2, c) == MPI_ERR_RANK);
@@ -192,6 +293,8 @@ static void no_topology_is_fatal(void)
 static const test_case cases[] = {
     {"dims_create_balances_and_keeps_given", dims_create_balances_and_keeps_given},
     {"cart_grids_match_row_major", cart_grids_match_row_major},
+    {"cart_sub_keeps_the_chosen_dimensions", cart_sub_keeps_the_chosen_dimensions},
+    {"graph_gives_back_its_edges", graph_gives_back_its_edges},
     {"bad_arguments_return_error_classes", bad_arguments_return_error_classes},
     {"no_topology_is_fatal", no_topology_is_fatal},
 };
