@@ -104,6 +104,10 @@ extern struct myr_mpi_group myr_mpi_group_empty;
 #define MPI_GRAPH 1
 #define MPI_CART 2
 #define MPI_DIST_GRAPH 3
+/* Distinct sentinels of MPI_Dist_graph_create(_adjacent)'s weights. */
+extern int myr_mpi_unweighted, myr_mpi_weights_empty;
+#define MPI_UNWEIGHTED (&myr_mpi_unweighted)
+#define MPI_WEIGHTS_EMPTY (&myr_mpi_weights_empty)
 #define MPI_IDENT 0
 #define MPI_CONGRUENT 1
 #define MPI_SIMILAR 2
@@ -450,6 +454,9 @@ MYR_MPI_FN(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index
 MYR_MPI_FN(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
 MYR_MPI_FN(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
 MYR_MPI_FN(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank))
+MYR_MPI_FN(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+MYR_MPI_FN(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted))
+MYR_MPI_FN(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]))
 MYR_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_free, (MPI_Comm *comm))

@@ -584,3 +584,182 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 }
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
     MYR_PMPI(Graph_map);
+
+/* ---- distributed graphs ---------------------------------------------------- */
+
+/* Distinct sentinels: "no weights" versus "weights, but none here". */
+int myr_mpi_unweighted;
+int myr_mpi_weights_empty;
+
+static int check_dist_comm(const char *call, MPI_Comm comm)
+{
+    int err = myr_check_intra(call, comm);
+    if (err)
+        return err;
+    if (!comm->topo || comm->topo->kind != MYR_TOPO_DIST_GRAPH)
+        return myr_mpi_error(comm, MPI_ERR_TOPOLOGY, call,
+                             "communicator has no distributed graph topology");
+    return MPI_SUCCESS;
+}
+
+static int check_peers(const char *call, MPI_Comm comm, const char *what, int degree,
+                       const int *peers)
+{
+    int size = myr_comm_size(comm), err;
+    if (degree > 0 && (err = check_ptr(call, comm, peers, what)))
+        return err;
+    for (int i = 0; i < degree; i++)
+        if (peers[i] < 0 || peers[i] >= size)
+            return myr_mpi_error(comm, MPI_ERR_RANK, call,
+                                 "invalid %s[%d] = %d (communicator size %d)", what, i,
+                                 peers[i], size);
+    return MPI_SUCCESS;
+}
+
+static int check_weights(const char *call, MPI_Comm comm, const char *what, int degree,
+                         const int *weights)
+{
+    if (weights == MPI_UNWEIGHTED || degree == 0)
+        return MPI_SUCCESS;
+    if (!weights || weights == MPI_WEIGHTS_EMPTY)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call,
+                             "%s is %s with %d edges (give the weights or MPI_UNWEIGHTED)",
+                             what, weights ? "MPI_WEIGHTS_EMPTY" : "NULL", degree);
+    for (int i = 0; i < degree; i++)
+        if (weights[i] < 0)
+            return myr_mpi_error(comm, MPI_ERR_ARG, call,
+                                 "invalid %s[%d] = %d (must be >= 0)", what, i, weights[i]);
+    return MPI_SUCCESS;
+}
+
+/* A new communicator over comm's ranks in their order, holding this
+ * rank's neighbour lists. */
+static int attach_dist(const char *call, MPI_Comm comm, myr_rank *self, int indegree,
+                       const int *sources, const int *sourceweights, int outdegree,
+                       const int *destinations, const int *destweights, bool weighted,
+                       MPI_Comm *newcomm)
+{
+    int err;
+    myr_topo *t = myr_topo_new(MYR_TOPO_DIST_GRAPH, 2 * ((size_t)indegree + (size_t)outdegree));
+    if (!t)
+        return myr_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory for the topology");
+    t->indegree = indegree;
+    t->outdegree = outdegree;
+    t->weighted = weighted;
+    t->sources = t->data;
+    t->destinations = t->data + indegree;
+    for (int i = 0; i < indegree; i++)
+        t->sources[i] = sources[i];
+    for (int i = 0; i < outdegree; i++)
+        t->destinations[i] = destinations[i];
+    if (weighted) {
+        t->sourceweights = t->data + indegree + outdegree;
+        t->destweights = t->sourceweights + indegree;
+        for (int i = 0; i < indegree; i++)
+            t->sourceweights[i] = sourceweights ? sourceweights[i] : 1;
+        for (int i = 0; i < outdegree; i++)
+            t->destweights[i] = destweights ? destweights[i] : 1;
+    }
+    MPI_Comm made = MPI_COMM_NULL;
+    if ((err = PMPI_Comm_split(comm, 0, myr_comm_rank(comm, self), &made))) {
+        myr_topo_release(t);
+        return err;
+    }
+    made->topo = t;
+    *newcomm = made;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                    const int sourceweights[], int outdegree,
+                                    const int destinations[], const int destweights[],
+                                    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+{
+    static const char call[] = "MPI_Dist_graph_create_adjacent";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    (void)reorder;   /* ignored: the parent's rank order is kept */
+    if (!self)
+        return err;
+    if ((err = myr_check_intra(call, comm_old)) ||
+        (err = myr_check_info(call, comm_old, info, true)) ||
+        (err = check_ptr(call, comm_old, comm_dist_graph, "comm_dist_graph")))
+        return err;
+    if (indegree < 0 || outdegree < 0)
+        return myr_mpi_error(comm_old, MPI_ERR_ARG, call,
+                             "invalid indegree %d or outdegree %d (must be >= 0)", indegree,
+                             outdegree);
+    if ((err = check_peers(call, comm_old, "sources", indegree, sources)) ||
+        (err = check_peers(call, comm_old, "destinations", outdegree, destinations)) ||
+        (err = check_weights(call, comm_old, "sourceweights", indegree, sourceweights)) ||
+        (err = check_weights(call, comm_old, "destweights", outdegree, destweights)))
+        return err;
+    if ((sourceweights == MPI_UNWEIGHTED) != (destweights == MPI_UNWEIGHTED))
+        return myr_mpi_error(comm_old, MPI_ERR_ARG, call,
+                             "only one of sourceweights and destweights is MPI_UNWEIGHTED");
+    bool weighted = sourceweights != MPI_UNWEIGHTED;
+    return attach_dist(call, comm_old, self, indegree, sources,
+                       indegree ? sourceweights : NULL, outdegree, destinations,
+                       outdegree ? destweights : NULL, weighted, comm_dist_graph);
+}
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[], const int destweights[],
+                                   MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+    MYR_PMPI(Dist_graph_create_adjacent);
+
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
+                                    int *weighted)
+{
+    static const char call[] = "MPI_Dist_graph_neighbors_count";
+    int err;
+    if (!myr_mpi_enter(call, &err))
+        return err;
+    if ((err = check_dist_comm(call, comm)) ||
+        (err = check_ptr(call, comm, indegree, "indegree")) ||
+        (err = check_ptr(call, comm, outdegree, "outdegree")) ||
+        (err = check_ptr(call, comm, weighted, "weighted")))
+        return err;
+    *indegree = comm->topo->indegree;
+    *outdegree = comm->topo->outdegree;
+    *weighted = comm->topo->weighted;
+    return MPI_SUCCESS;
+}
+int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
+                                   int *weighted) MYR_PMPI(Dist_graph_neighbors_count);
+
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
+                              int sourceweights[], int maxoutdegree, int destinations[],
+                              int destweights[])
+{
+    static const char call[] = "MPI_Dist_graph_neighbors";
+    int err;
+    if (!myr_mpi_enter(call, &err))
+        return err;
+    if ((err = check_dist_comm(call, comm)))
+        return err;
+    const myr_topo *t = comm->topo;
+    if (maxindegree < t->indegree || maxoutdegree < t->outdegree)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call,
+                             "maxindegree %d or maxoutdegree %d below the degrees %d, %d",
+                             maxindegree, maxoutdegree, t->indegree, t->outdegree);
+    if ((t->indegree && (err = check_ptr(call, comm, sources, "sources"))) ||
+        (t->outdegree && (err = check_ptr(call, comm, destinations, "destinations"))))
+        return err;
+    for (int i = 0; i < t->indegree; i++)
+        sources[i] = t->sources[i];
+    for (int i = 0; i < t->outdegree; i++)
+        destinations[i] = t->destinations[i];
+    if (t->weighted) {
+        if (sourceweights && sourceweights != MPI_UNWEIGHTED && sourceweights != MPI_WEIGHTS_EMPTY)
+            for (int i = 0; i < t->indegree; i++)
+                sourceweights[i] = t->sourceweights[i];
+        if (destweights && destweights != MPI_UNWEIGHTED && destweights != MPI_WEIGHTS_EMPTY)
+            for (int i = 0; i < t->outdegree; i++)
+                destweights[i] = t->destweights[i];
+    }
+    return MPI_SUCCESS;
+}
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
+                             int sourceweights[], int maxoutdegree, int destinations[],
+                             int destweights[]) MYR_PMPI(Dist_graph_neighbors);

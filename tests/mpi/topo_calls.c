@@ -223,6 +223,36 @@ static void graph_gives_back_its_edges(void)
     CHECK_OK(MPI_Comm_free(&graph));
 }
 
+/* A weighted ring given adjacently, and an unweighted one: the lists and
+ * weights come back in the given order. */
+static void dist_graph_adjacent_keeps_lists_and_weights(void)
+{
+    int n = world_size(), me = world_rank();
+    int src[2] = {(me + n - 1) % n, (me + 2) % n}, sw[2] = {10 * me, 10 * me + 1};
+    int dst[1] = {(me + 1) % n}, dw[1] = {7 + me};
+    MPI_Comm dist;
+    CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, sw, 1, dst, dw,
+                                            MPI_INFO_NULL, 0, &dist));
+    int status, in, out, weighted;
+    CHECK_OK(MPI_Topo_test(dist, &status));
+    CHECK(status == MPI_DIST_GRAPH);
+    CHECK_OK(MPI_Dist_graph_neighbors_count(dist, &in, &out, &weighted));
+    CHECK(in == 2 && out == 1 && weighted);
+    int gs[2], gsw[2], gd[1], gdw[1];
+    CHECK_OK(MPI_Dist_graph_neighbors(dist, 2, gs, gsw, 1, gd, gdw));
+    CHECK(gs[0] == src[0] && gs[1] == src[1] && gsw[0] == sw[0] && gsw[1] == sw[1]);
+    CHECK(gd[0] == dst[0] && gdw[0] == dw[0]);
+    CHECK_OK(MPI_Comm_free(&dist));
+    CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, src, MPI_UNWEIGHTED, 0, NULL,
+                                            MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dist));
+    CHECK_OK(MPI_Dist_graph_neighbors_count(dist, &in, &out, &weighted));
+    CHECK(in == 1 && out == 0 && !weighted);
+    CHECK_OK(MPI_Dist_graph_neighbors(dist, 1, gs, MPI_UNWEIGHTED, 0, gd, MPI_UNWEIGHTED));
+    CHECK(gs[0] == src[0]);
+    CHECK_OK(MPI_Comm_free(&dist));
+    CHECK(MPI_UNWEIGHTED != MPI_WEIGHTS_EMPTY);
+}
+
 static void bad_arguments_return_error_classes(void)
 {
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -253,6 +283,16 @@ static void bad_arguments_return_error_classes(void)
     CHECK(MPI_Graph_create(MPI_COMM_WORLD, 2, gdown, gbad, 0, &graph) == MPI_ERR_ARG);
     CHECK(MPI_Graphdims_get(MPI_COMM_WORLD, &nd, &r) == MPI_ERR_TOPOLOGY);
     CHECK(MPI_Graph_neighbors_count(MPI_COMM_WORLD, 0, &r) == MPI_ERR_TOPOLOGY);
+    int dsrc[1] = {n}, dws[1] = {1};
+    MPI_Comm dist;
+    CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, dsrc, dws, 0, NULL, dws,
+                                         MPI_INFO_NULL, 0, &dist) == MPI_ERR_RANK);
+    CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, -1, dsrc, dws, 0, NULL, dws,
+                                         MPI_INFO_NULL, 0, &dist) == MPI_ERR_ARG);
+    dsrc[0] = 0;
+    CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, dsrc, MPI_WEIGHTS_EMPTY, 0,
+                                         NULL, dws, MPI_INFO_NULL, 0, &dist) == MPI_ERR_ARG);
+    CHECK(MPI_Dist_graph_neighbors_count(MPI_COMM_WORLD, &r, &s, &d) == MPI_ERR_TOPOLOGY);
     int gok[2] = {1, 0};
     CHECK_OK(MPI_Graph_create(MPI_COMM_WORLD, 2, gidx, gok, 0, &graph));
     if (graph != MPI_COMM_NULL) {
@@ -295,6 +335,8 @@ static const test_case cases[] = {
     {"cart_grids_match_row_major", cart_grids_match_row_major},
     {"cart_sub_keeps_the_chosen_dimensions", cart_sub_keeps_the_chosen_dimensions},
     {"graph_gives_back_its_edges", graph_gives_back_its_edges},
+    {"dist_graph_adjacent_keeps_lists_and_weights",
+     dist_graph_adjacent_keeps_lists_and_weights},
     {"bad_arguments_return_error_classes", bad_arguments_return_error_classes},
     {"no_topology_is_fatal", no_topology_is_fatal},
 };
