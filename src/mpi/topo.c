@@ -763,3 +763,124 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
                              int sourceweights[], int maxoutdegree, int destinations[],
                              int destweights[]) MYR_PMPI(Dist_graph_neighbors);
+
+/* Edges may be given by any rank: each edge goes, as a record {kind, peer,
+ * weight}, to its source (an out-edge) and to its destination (an
+ * in-edge) through MPI_Alltoall of the counts and MPI_Alltoallv of the
+ * records on comm_old. A rank's neighbours come in the order of the
+ * giving ranks, then of their lists. */
+enum { EDGE_IN, EDGE_OUT, EDGE_INTS = 3 };
+
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                           const int destinations[], const int weights[], MPI_Info info,
+                           int reorder, MPI_Comm *comm_dist_graph)
+{
+    static const char call[] = "MPI_Dist_graph_create";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    (void)reorder;   /* ignored: the parent's rank order is kept */
+    if (!self)
+        return err;
+    if ((err = myr_check_intra(call, comm_old)) ||
+        (err = myr_check_info(call, comm_old, info, true)) ||
+        (err = check_ptr(call, comm_old, comm_dist_graph, "comm_dist_graph")))
+        return err;
+    int size = myr_comm_size(comm_old);
+    if (n < 0 || n > size)
+        return myr_mpi_error(comm_old, MPI_ERR_ARG, call,
+                             "invalid n %d (must be in [0, %d])", n, size);
+    if ((err = check_peers(call, comm_old, "sources", n, sources)) ||
+        (n > 0 && (err = check_ptr(call, comm_old, degrees, "degrees"))))
+        return err;
+    long nedges = 0;
+    for (int i = 0; i < n; i++) {
+        if (degrees[i] < 0)
+            return myr_mpi_error(comm_old, MPI_ERR_ARG, call,
+                                 "invalid degrees[%d] = %d (must be >= 0)", i, degrees[i]);
+        nedges += degrees[i];
+    }
+    if (nedges > (1 << 24))
+        return myr_mpi_error(comm_old, MPI_ERR_ARG, call, "too many edges (%ld)", nedges);
+    if ((err = check_peers(call, comm_old, "destinations", (int)nedges, destinations)) ||
+        (err = check_weights(call, comm_old, "weights", (int)nedges, weights)))
+        return err;
+    int local_weighted = weights != MPI_UNWEIGHTED, weighted = 0;
+    if ((err = PMPI_Allreduce(&local_weighted, &weighted, 1, MPI_INT, MPI_MAX, comm_old)))
+        return err;
+    int *counts = calloc(4 * (size_t)size, sizeof *counts);
+    int *records = malloc((2 * (size_t)nedges * EDGE_INTS + 1) * sizeof *records);
+    int *recv = NULL;
+    if (!counts || !records) {
+        free(counts);
+        free(records);
+        return myr_mpi_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory for the edges");
+    }
+    int *sdispls = counts + size, *rcounts = counts + 2 * size, *rdispls = counts + 3 * size;
+    for (int i = 0, e = 0; i < n; i++)
+        for (int k = 0; k < degrees[i]; k++, e++) {
+            counts[sources[i]] += EDGE_INTS;
+            counts[destinations[e]] += EDGE_INTS;
+        }
+    for (int r = 1; r < size; r++)
+        sdispls[r] = sdispls[r - 1] + counts[r - 1];
+    int *fill = calloc((size_t)size, sizeof *fill);
+    if (!fill) {
+        free(counts);
+        free(records);
+        return myr_mpi_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory for the edges");
+    }
+    for (int i = 0, e = 0; i < n; i++)
+        for (int k = 0; k < degrees[i]; k++, e++) {
+            int w = local_weighted && weights != MPI_WEIGHTS_EMPTY ? weights[e] : 1;
+            int *out = records + sdispls[sources[i]] + fill[sources[i]];
+            fill[sources[i]] += EDGE_INTS;
+            out[0] = EDGE_OUT, out[1] = destinations[e], out[2] = w;
+            int *in = records + sdispls[destinations[e]] + fill[destinations[e]];
+            fill[destinations[e]] += EDGE_INTS;
+            in[0] = EDGE_IN, in[1] = sources[i], in[2] = w;
+        }
+    free(fill);
+    err = PMPI_Alltoall(counts, 1, MPI_INT, rcounts, 1, MPI_INT, comm_old);
+    long total = 0;
+    for (int r = 0; err == MPI_SUCCESS && r < size; r++) {
+        rdispls[r] = (int)total;
+        total += rcounts[r];
+    }
+    if (err == MPI_SUCCESS && !(recv = malloc(((size_t)total + 1) * sizeof *recv)))
+        err = myr_mpi_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory for the edges");
+    if (err == MPI_SUCCESS)
+        err = PMPI_Alltoallv(records, counts, sdispls, MPI_INT, recv, rcounts, rdispls, MPI_INT,
+                             comm_old);
+    if (err == MPI_SUCCESS) {
+        int indegree = 0, outdegree = 0;
+        for (long i = 0; i < total; i += EDGE_INTS)
+            recv[i] == EDGE_IN ? indegree++ : outdegree++;
+        int *lists = malloc(2 * ((size_t)indegree + (size_t)outdegree + 1) * sizeof *lists);
+        if (!lists) {
+            err = myr_mpi_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory for the edges");
+        } else {
+            int *src = lists, *dst = lists + indegree;
+            int *sw = dst + outdegree, *dw = sw + indegree;
+            int ni = 0, no = 0;
+            for (long i = 0; i < total; i += EDGE_INTS) {
+                if (recv[i] == EDGE_IN) {
+                    src[ni] = recv[i + 1];
+                    sw[ni++] = recv[i + 2];
+                } else {
+                    dst[no] = recv[i + 1];
+                    dw[no++] = recv[i + 2];
+                }
+            }
+            err = attach_dist(call, comm_old, self, indegree, src, sw, outdegree, dst, dw,
+                              weighted != 0, comm_dist_graph);
+            free(lists);
+        }
+    }
+    free(recv);
+    free(records);
+    free(counts);
+    return err;
+}
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], MPI_Info info,
+                          int reorder, MPI_Comm *comm_dist_graph) MYR_PMPI(Dist_graph_create);

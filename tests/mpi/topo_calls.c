@@ -253,6 +253,42 @@ static void dist_graph_adjacent_keeps_lists_and_weights(void)
     CHECK(MPI_UNWEIGHTED != MPI_WEIGHTS_EMPTY);
 }
 
+/* Rank r gives the edges (r+1) -> r and (r+1) -> r+2 (weights r, r+50):
+ * each rank learns its in- and out-edges, in the order of the giving ranks. */
+static void dist_graph_create_routes_edges_to_their_ends(void)
+{
+    int n = world_size(), me = world_rank();
+    int src[1] = {(me + 1) % n}, deg[1] = {2}, dst[2] = {me, (me + 2) % n};
+    int w[2] = {me, me + 50};
+    MPI_Comm dist;
+    CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, src, deg, dst, w, MPI_INFO_NULL, 0,
+                                   &dist));
+    int in, out, weighted;
+    CHECK_OK(MPI_Dist_graph_neighbors_count(dist, &in, &out, &weighted));
+    CHECK(in == 2 && out == 2 && weighted);
+    int gs[2], gsw[2], gd[2], gdw[2];
+    CHECK_OK(MPI_Dist_graph_neighbors(dist, 2, gs, gsw, 2, gd, gdw));
+    int prev = (me + n - 1) % n, prev2 = (me + n - 2) % n;
+    /* Out-edges: both given by rank me-1. */
+    CHECK(gd[0] == prev && gdw[0] == prev && gd[1] == (me + 1) % n && gdw[1] == prev + 50);
+    /* In-edges: from me+1 (given by me), from me-1 (given by me-2). */
+    int first = me < prev2 ? 0 : 1;
+    CHECK(gs[first] == (me + 1) % n && gsw[first] == me);
+    CHECK(gs[1 - first] == prev && gsw[1 - first] == prev2 + 50);
+    CHECK_OK(MPI_Comm_free(&dist));
+    /* Unweighted, edges given by rank 0 only. */
+    int all[64], degs[64], ring[64];
+    for (int r = 0; r < n; r++)
+        all[r] = r, degs[r] = 1, ring[r] = (r + 1) % n;
+    CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, me == 0 ? n : 0, all, degs, ring,
+                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dist));
+    CHECK_OK(MPI_Dist_graph_neighbors_count(dist, &in, &out, &weighted));
+    CHECK(in == 1 && out == 1 && !weighted);
+    CHECK_OK(MPI_Dist_graph_neighbors(dist, 1, gs, MPI_UNWEIGHTED, 1, gd, MPI_UNWEIGHTED));
+    CHECK(gs[0] == prev && gd[0] == (me + 1) % n);
+    CHECK_OK(MPI_Comm_free(&dist));
+}
+
 static void bad_arguments_return_error_classes(void)
 {
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -293,6 +329,13 @@ static void bad_arguments_return_error_classes(void)
     CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, dsrc, MPI_WEIGHTS_EMPTY, 0,
                                          NULL, dws, MPI_INFO_NULL, 0, &dist) == MPI_ERR_ARG);
     CHECK(MPI_Dist_graph_neighbors_count(MPI_COMM_WORLD, &r, &s, &d) == MPI_ERR_TOPOLOGY);
+    int negdeg[1] = {-1}, one[1] = {1}, far[1] = {n};
+    CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, dsrc, negdeg, dsrc, MPI_UNWEIGHTED,
+                                MPI_INFO_NULL, 0, &dist) == MPI_ERR_ARG);
+    CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, dsrc, one, far, MPI_UNWEIGHTED,
+                                MPI_INFO_NULL, 0, &dist) == MPI_ERR_RANK);
+    CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, n + 1, dsrc, one, dsrc, MPI_UNWEIGHTED,
+                                MPI_INFO_NULL, 0, &dist) == MPI_ERR_ARG);
     int gok[2] = {1, 0};
     CHECK_OK(MPI_Graph_create(MPI_COMM_WORLD, 2, gidx, gok, 0, &graph));
     if (graph != MPI_COMM_NULL) {
@@ -337,6 +380,8 @@ static const test_case cases[] = {
     {"graph_gives_back_its_edges", graph_gives_back_its_edges},
     {"dist_graph_adjacent_keeps_lists_and_weights",
      dist_graph_adjacent_keeps_lists_and_weights},
+    {"dist_graph_create_routes_edges_to_their_ends",
+     dist_graph_create_routes_edges_to_their_ends},
     {"bad_arguments_return_error_classes", bad_arguments_return_error_classes},
     {"no_topology_is_fatal", no_topology_is_fatal},
 };
