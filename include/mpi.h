@@ -100,6 +100,14 @@ extern struct myr_mpi_errhandler myr_mpi_errors_are_fatal, myr_mpi_errors_return
 /* Groups and communicator comparison. */
 extern struct myr_mpi_group myr_mpi_group_empty;
 #define MPI_GROUP_EMPTY MYR_PREDEFINED(MPI_Group, myr_mpi_group_empty)
+/* MPI_Topo_test */
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+/* Distinct sentinels of MPI_Dist_graph_create(_adjacent)'s weights. */
+extern int myr_mpi_unweighted, myr_mpi_weights_empty;
+#define MPI_UNWEIGHTED (&myr_mpi_unweighted)
+#define MPI_WEIGHTS_EMPTY (&myr_mpi_weights_empty)
 #define MPI_IDENT 0
 #define MPI_CONGRUENT 1
 #define MPI_SIMILAR 2
@@ -428,6 +436,30 @@ MYR_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
 MYR_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
+
+/* Virtual topologies (src/mpi/topo.c). */
+MYR_MPI_FN(int, Cart_create, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart))
+MYR_MPI_FN(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+MYR_MPI_FN(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+MYR_MPI_FN(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+MYR_MPI_FN(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+MYR_MPI_FN(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+MYR_MPI_FN(int, Dims_create, (int nnodes, int ndims, int dims[]))
+MYR_MPI_FN(int, Topo_test, (MPI_Comm comm, int *status))
+MYR_MPI_FN(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+MYR_MPI_FN(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
+MYR_MPI_FN(int, Graph_create, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph))
+MYR_MPI_FN(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+MYR_MPI_FN(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
+MYR_MPI_FN(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
+MYR_MPI_FN(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
+MYR_MPI_FN(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank))
+MYR_MPI_FN(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+MYR_MPI_FN(int, Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+MYR_MPI_FN(int, Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+MYR_MPI_FN(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+MYR_MPI_FN(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted))
+MYR_MPI_FN(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]))
 MYR_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_free, (MPI_Comm *comm))
