@@ -7,7 +7,7 @@ myr_rank *myr_mpi_enter(const char *call, int *err)
     if (!self) {
         *err = myr_mpi_error(MPI_COMM_NULL, MPI_ERR_OTHER, call,
                              "called from a thread that is not an MPI rank "
-                             "(only ranks and the ULTs they spawn may call MPI)");
+                             "(only ranks, and the ULTs and threads they create, may call MPI)");
         return NULL;
     }
     if (self->init_state != 1) {

@@ -40,7 +40,7 @@ static myr_rank *any_time_rank(const char *call, int *err)
     if (!self)
         *err = myr_mpi_error(MPI_COMM_NULL, MPI_ERR_OTHER, call,
                              "called from a thread that is not an MPI rank "
-                             "(only ranks and the ULTs they spawn may call MPI)");
+                             "(only ranks, and the ULTs and threads they create, may call MPI)");
     return self;
 }
 

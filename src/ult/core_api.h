@@ -43,12 +43,13 @@ static inline int myr_ult_resume_internal(myr_ult_t *ult)
     return myr_ult_resume_slow(ult);
 }
 
-/* myr_ult_self: the running ULT, NULL outside a ULT. Read afresh after any
- * switch (myr_worker_current, internal.h). */
+/* myr_ult_self: the running ULT (or the adopted kernel thread's descriptor,
+ * external.c), NULL elsewhere. Read afresh after any switch
+ * (myr_worker_current, internal.h). */
 static inline myr_ult_t *myr_ult_self_internal(void)
 {
     myr_worker *w = myr_worker_current();
-    return w ? w->current : NULL;
+    return w ? w->current : myr_tls_external;
 }
 
 /* myr_ult_inherited. */

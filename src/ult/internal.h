@@ -58,6 +58,8 @@ struct myr_ult {
     _Atomic(struct myr_ult *) joiner; /* see ult.c: the join protocol */
     bool started;                     /* has a context to switch to */
     bool is_main;
+    bool external;                    /* an adopted kernel thread (external.c):
+                                         no worker, no context of ours */
     int saved_errno;
     myr_ult_fn fn;
     void *arg;
@@ -70,6 +72,12 @@ struct myr_ult {
     struct myr_ult *pool_next;
     char name[48];
 };
+
+/* Values of myr_ult.joiner besides NULL and a joining ULT (ult.c: the join
+ * protocol, also followed by adopted threads, external.c). */
+#define JOIN_DETACHED ((myr_ult *)1)
+#define JOIN_DONE ((myr_ult *)2)
+#define JOIN_CLAIMED ((myr_ult *)3)
 
 enum { WORKER_AWAKE = 0, WORKER_SLEEPING = 1 };
 
@@ -160,6 +168,17 @@ static inline myr_worker *myr_worker_current(void)
 }
 
 void myr_worker_set_current(myr_worker *w);
+
+/* The descriptor of this kernel thread when it is an adopted thread
+ * (external.c), else NULL. Never read on a worker, and an adopted thread
+ * never switches, so a plain TLS read is safe here. */
+extern __thread myr_ult *myr_tls_external
+    __attribute__((visibility("hidden"), tls_model("initial-exec")));
+
+/* external.c: block or wake an adopted thread (sched.c calls these when the
+ * ULT has no worker). */
+int myr_external_suspend(myr_ult *self);
+void myr_external_wake(myr_ult *u);
 
 /* sched.c */
 void myr_sched_loop(myr_worker *w);

@@ -55,6 +55,7 @@
 #include "ult/core_api.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,6 +338,10 @@ void myr_sched_notify_idle(void)
 void myr_sched_make_ready(myr_ult *u)
 {
     myr_worker *home = u->worker;
+    if (__builtin_expect(home == NULL, 0)) {
+        myr_external_wake(u);  /* an adopted kernel thread: no queue */
+        return;
+    }
     if (myr_worker_current() == home) {
         push_local(home, u);
         myr_sched_notify_idle();
@@ -419,8 +424,11 @@ void myr_ult_yield_internal(void)
 {
     myr_worker *w = myr_worker_current();
     myr_ult *cur = w ? w->current : NULL;
-    if (!cur)
+    if (!cur) {
+        if (myr_tls_external)
+            sched_yield();  /* an adopted thread polling: let others run */
         return;
+    }
     myr_ult *next = local_next(w);
     if (next)
         ult_switch(w, cur, next, cb_requeue, false);
@@ -444,7 +452,7 @@ int myr_ult_suspend_internal(void)
     myr_worker *w = myr_worker_current();
     myr_ult *cur = w ? w->current : NULL;
     if (!cur)
-        return MYR_ERR_STATE;
+        return myr_tls_external ? myr_external_suspend(myr_tls_external) : MYR_ERR_STATE;
     if (atomic_load(&cur->state) & ULT_RESUME_PENDING) {
         atomic_fetch_and(&cur->state, ~(unsigned)ULT_RESUME_PENDING);
         return MYR_OK;

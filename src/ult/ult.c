@@ -20,9 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JOIN_DETACHED ((myr_ult *)1)
-#define JOIN_DONE ((myr_ult *)2)
-#define JOIN_CLAIMED ((myr_ult *)3)
 #define FREE_ULTS_MAX 1024
 
 static myr_ult *ult_alloc(myr_worker *w)
@@ -131,8 +128,9 @@ static int spawn(myr_worker *target, myr_ult **out, myr_ult_fn fn, void *arg)
         return MYR_ERR_NOMEM;
     u->fn = fn;
     u->arg = arg;
-    if (me && me->current)
-        u->inherited = me->current->inherited;
+    myr_ult *parent = myr_ult_self_internal();  /* a ULT or an adopted thread */
+    if (parent)
+        u->inherited = parent->inherited;
     u->id = atomic_fetch_add_explicit(&myr_rt.next_id, 1, memory_order_relaxed);
     atomic_init(&u->state, ULT_RUNNABLE);
     atomic_init(&u->joiner, out ? NULL : JOIN_DETACHED);
@@ -171,7 +169,7 @@ int myr_ult_join(myr_ult *u, void **result)
         return MYR_ERR_ARG;
     if (!self)
         return MYR_ERR_STATE;
-    if (u == self || u->is_main)
+    if (u == self || u->is_main || u->external)
         return MYR_ERR_ARG;
     myr_ult *expected = NULL;
     if (!atomic_compare_exchange_strong(&u->joiner, &expected, self) &&
@@ -194,7 +192,7 @@ int myr_ult_exit(void *result)
     myr_ult *self = myr_ult_self();
     if (!self)
         return MYR_ERR_STATE;
-    if (self->is_main)
+    if (self->is_main || self->external)
         return MYR_ERR_STATE;
     self->result = result;
     myr_sched_finish(self);

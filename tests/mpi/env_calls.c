@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -495,20 +496,40 @@ static void call_before_init_is_fatal(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 }
 
+/* A kernel thread that no rank created (threads a rank creates act for it):
+ * started by a constructor, before the runtime, and let go once MPI is up. */
+static pthread_mutex_t outsider_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t outsider_go = PTHREAD_COND_INITIALIZER;
+static bool outsider_may_call;
+static pthread_t outsider;
+
 static void *size_from_kernel_thread(void *arg)
 {
-    int size;
     (void)arg;
+    pthread_mutex_lock(&outsider_lock);
+    while (!outsider_may_call)
+        pthread_cond_wait(&outsider_go, &outsider_lock);
+    pthread_mutex_unlock(&outsider_lock);
+    int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     return NULL;
+}
+
+/* glibc passes the command line to constructors. */
+__attribute__((constructor)) static void start_outsider(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "call_outside_a_rank_is_fatal") == 0)
+        CHECK(pthread_create(&outsider, NULL, size_from_kernel_thread, NULL) == 0);
 }
 
 static void call_outside_a_rank_is_fatal(void)
 {
     CHECK_MPI(MPI_Init(NULL, NULL));
-    pthread_t t;
-    CHECK(pthread_create(&t, NULL, size_from_kernel_thread, NULL) == 0);
-    pthread_join(t, NULL);
+    pthread_mutex_lock(&outsider_lock);
+    outsider_may_call = true;
+    pthread_cond_signal(&outsider_go);
+    pthread_mutex_unlock(&outsider_lock);
+    pthread_join(outsider, NULL);
 }
 
 static void bad_comm_is_fatal_by_default(void)
