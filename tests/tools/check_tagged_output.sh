@@ -13,8 +13,9 @@ if [ $status -ne 0 ]; then
     echo "the job failed with status $status"; head -n 20 "$dir/out" "$dir/err"; exit 1
 fi
 awk -v nranks="$nranks" -v lines="$lines" '
-    # "[R] rank R line I", "[R] rank R multi a|b", "[0] rank 0 unfinished",
-    # and one untagged "outside any rank".
+    # "[R] rank R line I", "[R] rank R multi a|b", "[0] rank 0 thread" (a
+    # kernel thread of rank 0), "[0] rank 0 unfinished", and one untagged
+    # "outside any rank" (a kernel thread that no rank created).
     $0 == "outside any rank" { outside++; next }
     {
         if ($1 != "[" $3 "]" || $2 != "rank" || $3 !~ /^[0-9]+$/ || $3 >= nranks) {
@@ -26,6 +27,8 @@ awk -v nranks="$nranks" -v lines="$lines" '
             next_line[r]++
         } else if ($4 == "multi" && NF == 5 && ($5 == "a" || $5 == "b")) {
             multi[r]++
+        } else if ($4 == "thread" && NF == 4 && r == 0) {
+            thread++
         } else if ($4 == "unfinished" && NF == 4 && r == 0) {
             unfinished++
         } else {
@@ -38,6 +41,7 @@ awk -v nranks="$nranks" -v lines="$lines" '
                 print "rank " r ": " next_line[r] + 0 " lines, " multi[r] + 0 " multi"; bad = 1
             }
         if (outside != 1) { print "untagged line seen " outside + 0 " times"; bad = 1 }
+        if (thread != 1) { print "rank 0 thread line seen " thread + 0 " times"; bad = 1 }
         if (unfinished != 1) { print "unfinished line seen " unfinished + 0 " times"; bad = 1 }
         if (bad) exit 1
         print "stdout: " NR " lines, all tagged with their writer"
