@@ -1,5 +1,6 @@
 /*
- * comm.c — creating, comparing, naming and freeing intracommunicators.
+ * comm.c — creating, comparing, naming and freeing communicators (the
+ * intercommunicator halves of dup, split and create: intercomm.c).
  *
  * The constructors are thin: check the arguments, then one call into
  * coll/ (myr_coll_comm_split or myr_coll_comm_create_group, which say how
@@ -45,13 +46,30 @@ static int split(const char *call, MPI_Comm comm, myr_rank *self, int color, int
     return finish(call, comm, self, err, why, made, newcomm);
 }
 
+/* On an intercommunicator: split its local group, then face each part
+ * with the remote part of the same color (myr_intercomm_connect). */
+static int inter_split(const char *call, MPI_Comm ic, myr_rank *self, int color, int key,
+                       MPI_Comm *newcomm)
+{
+    MPI_Comm local = MPI_COMM_NULL, made = MPI_COMM_NULL;
+    const char *why = "";
+    int err = myr_coll_comm_split(ic->local_comm, self, color, key, &local, &why);
+    if (err)
+        return myr_mpi_error(ic, err, call, "%s", why);
+    if ((err = myr_intercomm_connect(call, ic, self, local, color, &made)))
+        return err;
+    return finish(call, ic, self, MPI_SUCCESS, "", made, newcomm);
+}
+
 /* A duplicate also takes the parent's attributes (as their copy callbacks
  * decide) and the given hints (attr.c, info.c). */
 static int dup(const char *call, MPI_Comm comm, myr_rank *self, MPI_Info hints,
                MPI_Comm *newcomm)
 {
     MPI_Comm made = MPI_COMM_NULL;
-    int err = split(call, comm, self, 0, myr_comm_rank(comm, self), &made);
+    int key = myr_comm_rank(comm, self);
+    int err = comm->kind == MYR_COMM_INTER ? inter_split(call, comm, self, 0, key, &made)
+                                           : split(call, comm, self, 0, key, &made);
     if (err)
         return err;
     if ((err = myr_comm_hints_copy(call, made, hints)) ||
@@ -73,7 +91,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_intra(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
+    if ((err = myr_check_comm(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
         return err;
     return dup(call, comm, self, myr_comm_local_of(comm, self)->hints, newcomm);
 }
@@ -87,7 +105,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_intra(call, comm)) || (err = myr_check_info(call, comm, info, true)) ||
+    if ((err = myr_check_comm(call, comm)) || (err = myr_check_info(call, comm, info, true)) ||
         (err = check_newcomm(call, comm, newcomm)))
         return err;
     return dup(call, comm, self, info, newcomm);
@@ -102,11 +120,13 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_intra(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
+    if ((err = myr_check_comm(call, comm)) || (err = check_newcomm(call, comm, newcomm)))
         return err;
     if (color < 0 && color != MPI_UNDEFINED)
         return myr_mpi_error(comm, MPI_ERR_ARG, call,
                              "invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
+    if (comm->kind == MYR_COMM_INTER)
+        return inter_split(call, comm, self, color, key, newcomm);
     return split(call, comm, self, color, key, newcomm);
 }
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -180,10 +200,15 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_intra(call, comm)) || (err = check_newcomm(call, comm, newcomm)) ||
+    if ((err = myr_check_comm(call, comm)) || (err = check_newcomm(call, comm, newcomm)) ||
         (err = check_group_of(call, comm, group, self)))
         return err;
     int me = myr_group_rank_of(group, self->world_rank);
+    /* On an intercommunicator each group passes a part of itself: the
+     * parts face each other. */
+    if (comm->kind == MYR_COMM_INTER)
+        return inter_split(call, comm, self, me == MPI_UNDEFINED ? MPI_UNDEFINED : 0, me,
+                           newcomm);
     int color = me == MPI_UNDEFINED ? MPI_UNDEFINED : myr_group_world(group, 0);
     return split(call, comm, self, color, me, newcomm);
 }

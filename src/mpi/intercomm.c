@@ -18,6 +18,13 @@
  * copied per member. MPI_Intercomm_merge: the leaders exchange `high`
  * over ctx + 1 and broadcast it locally; then every member knows the
  * merged order and the members meet as in MPI_Comm_create_group.
+ *
+ * MPI_Comm_dup/split/create on an intercommunicator (comm.c makes the new
+ * local communicators, myr_intercomm_connect pairs them): every member
+ * learns each remote member's color and new local rank (an intercommunicator
+ * allgather) and the colors of its own group; the colors present in both
+ * groups, sorted, number the new intercommunicators, whose context ids come
+ * from one block that the low group's first rank takes and broadcasts.
  */
 #include "mpi/mpi_impl.h"
 
@@ -232,3 +239,101 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     return MPI_SUCCESS;
 }
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) MYR_PMPI(Comm_remote_group);
+
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distinct defined colors of `colors` (n entries) also present in the
+ * remote table (nr pairs of color, rank), sorted, into `out`; their count. */
+static int common_colors(const int *colors, int n, const int *remote, int nr, int *out)
+{
+    int *theirs = malloc(((size_t)nr + 1) * sizeof *theirs);
+    int k = 0;
+    if (!theirs)
+        return -1;
+    for (int i = 0; i < nr; i++)
+        theirs[i] = remote[2 * i];
+    qsort(theirs, (size_t)nr, sizeof *theirs, compare_ints);
+    for (int i = 0; i < n; i++)
+        out[i] = colors[i];
+    qsort(out, (size_t)n, sizeof *out, compare_ints);
+    for (int i = 0; i < n; i++) {
+        if (out[i] == MPI_UNDEFINED || (k > 0 && out[k - 1] == out[i]))
+            continue;
+        if (bsearch(&out[i], theirs, (size_t)nr, sizeof *theirs, compare_ints))
+            out[k++] = out[i];
+    }
+    free(theirs);
+    return k;
+}
+
+int myr_intercomm_connect(const char *call, MPI_Comm ic, myr_rank *self, MPI_Comm local,
+                          int color, MPI_Comm *newcomm)
+{
+    *newcomm = MPI_COMM_NULL;
+    int nl = ic->size, nr = ic->remote_size;
+    if (!local)
+        color = MPI_UNDEFINED;
+    int mine[2] = {color, local ? myr_comm_rank(local, self) : -1};
+    int *remote = malloc((size_t)nr * 2 * sizeof *remote);
+    int *colors = malloc((size_t)nl * sizeof *colors);
+    int *common = malloc((size_t)nl * sizeof *common);
+    int err = MPI_SUCCESS;
+    if (!remote || !colors || !common) {
+        err = myr_mpi_error(ic, MPI_ERR_NO_MEM, call, "out of memory");
+        goto out;
+    }
+    if ((err = PMPI_Allgather(mine, 2, MPI_INT, remote, 2, MPI_INT, ic)) ||
+        (err = PMPI_Allgather(&color, 1, MPI_INT, colors, 1, MPI_INT, ic->local_comm)))
+        goto out;
+    int k = common_colors(colors, nl, remote, nr, common);
+    if (k < 0) {
+        err = myr_mpi_error(ic, MPI_ERR_NO_MEM, call, "out of memory");
+        goto out;
+    }
+    if (k == 0)
+        goto out;   /* no part meets a remote part: MPI_COMM_NULL everywhere */
+    /* Both groups computed the same k; the low group's first rank takes the
+     * block of context ids and sends it over. */
+    bool low = ic->members[0] < ic->remote_members[0];
+    unsigned base = 0;
+    if (low && ic->rank == 0)
+        base = myr_context_ids_next(2 * (unsigned)k);
+    int root = low ? (ic->rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    if ((err = PMPI_Bcast(&base, 1, MPI_UNSIGNED, root, ic)) ||
+        (low && (err = PMPI_Bcast(&base, 1, MPI_UNSIGNED, 0, ic->local_comm))))
+        goto out;
+    const int *at = color == MPI_UNDEFINED
+                        ? NULL
+                        : bsearch(&color, common, (size_t)k, sizeof *common, compare_ints);
+    if (!at)
+        goto out;   /* no remote rank gave this color */
+    int count = 0;
+    for (int i = 0; i < nr; i++)
+        count += remote[2 * i] == color;
+    myr_rankmap *map = myr_rankmap_new(count);
+    if (!map) {
+        err = myr_mpi_error(ic, MPI_ERR_NO_MEM, call, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < nr; i++)
+        if (remote[2 * i] == color)
+            map->world[remote[2 * i + 1]] = ic->remote_members[i];
+    MPI_Comm made = myr_comm_inter_new(local, map, base + 2 * (unsigned)(at - common));
+    local = MPI_COMM_NULL;   /* taken */
+    if (!made) {
+        err = myr_mpi_error(ic, MPI_ERR_NO_MEM, call, "out of memory for an intercommunicator");
+        goto out;
+    }
+    *newcomm = made;
+out:
+    if (local)
+        myr_comm_release(local);
+    free(remote);
+    free(colors);
+    free(common);
+    return err;
+}

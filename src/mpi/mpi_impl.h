@@ -132,6 +132,16 @@ int myr_attr_comm_delete(const char *call, MPI_Comm comm, int keyval);
 struct myr_coll_args;
 int myr_inter_coll(const char *call, MPI_Comm ic, const struct myr_coll_args *a);
 
+/* The second half of MPI_Comm_dup/split/create on an intercommunicator
+ * (intercomm.c), collective over ic: `local` is the caller's new
+ * communicator of part of ic's local group (taken; MPI_COMM_NULL when the
+ * caller is in none) and `color` names the remote part it faces, the remote
+ * ranks that gave the same color (MPI_UNDEFINED: none). *newcomm is the new
+ * intercommunicator, or MPI_COMM_NULL when either part is empty. Errors
+ * are raised on ic. */
+int myr_intercomm_connect(const char *call, MPI_Comm ic, myr_rank *self, MPI_Comm local,
+                          int color, MPI_Comm *newcomm);
+
 /* The largest tag value (MPI_TAG_UB). */
 #define MYR_TAG_UB 0x7fffffff
 

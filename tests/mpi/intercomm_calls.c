@@ -1,8 +1,11 @@
 /* intercomm_calls.c — intercommunicators between the even and the odd
- * world ranks: creation, point-to-point to the remote group, merging, and
- * the error class of each bad argument. Usage: intercomm_calls CASE
+ * world ranks: creation, point-to-point to the remote group, merging, dup,
+ * split and create of an intercommunicator, and the error class of each
+ * bad argument. Usage: intercomm_calls CASE
  * (at least 2 ranks). */
 #include <mpi.h>
+
+#include <stdbool.h>
 
 #include "../check.h"
 
@@ -138,6 +141,190 @@ static void merge_puts_the_low_group_first(void)
         CHECK_OK(MPI_Comm_free(&all[i]));
 }
 
+/* The world rank of each rank of the remote group of c, in order. */
+static void remote_worlds(MPI_Comm c, int *out)
+{
+    MPI_Group rg, wg;
+    CHECK_OK(MPI_Comm_remote_group(c, &rg));
+    CHECK_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    int n;
+    CHECK_OK(MPI_Group_size(rg, &n));
+    for (int i = 0; i < n; i++)
+        CHECK_OK(MPI_Group_translate_ranks(rg, 1, &i, wg, &out[i]));
+    CHECK_OK(MPI_Group_free(&rg));
+    CHECK_OK(MPI_Group_free(&wg));
+}
+
+/* Both groups of c reach each other: an allreduce of the world ranks gives
+ * each rank the sum over the remote group, and rank 0 of each side sends
+ * its world rank to rank 0 of the other on tag 3. */
+static void check_connected(MPI_Comm c, long remote_sum, int remote_first)
+{
+    long mine = rank_of(MPI_COMM_WORLD), sum = -1;
+    CHECK_OK(MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, c));
+    CHECK(sum == remote_sum);
+    if (rank_of(c) == 0) {
+        int w = rank_of(MPI_COMM_WORLD), got = -1;
+        CHECK_OK(MPI_Sendrecv(&w, 1, MPI_INT, 0, 3, &got, 1, MPI_INT, 0, 3, c,
+                              MPI_STATUS_IGNORE));
+        CHECK(got == remote_first);
+    }
+}
+
+static int copies_made;
+
+static int count_copy(MPI_Comm c, int key, void *extra, void *in, void *out, int *flag)
+{
+    (void)c, (void)key, (void)extra;
+    copies_made++;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+/* Dup: same groups, its own messages, the parent's attributes (as their
+ * copy callback says) and error handler. */
+static void dup_of_an_intercommunicator(void)
+{
+    int me = rank_of(MPI_COMM_WORLD), n = size_of(MPI_COMM_WORLD);
+    MPI_Comm half, inter = evens_and_odds(&half), dup;
+    int key, value = 42;
+    CHECK_OK(MPI_Comm_create_keyval(count_copy, MPI_COMM_NULL_DELETE_FN, &key, NULL));
+    CHECK_OK(MPI_Comm_set_attr(inter, key, &value));
+    CHECK_OK(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
+    CHECK_OK(MPI_Comm_dup(inter, &dup));
+    int flag = 0;
+    CHECK_OK(MPI_Comm_test_inter(dup, &flag));
+    CHECK(flag);
+    CHECK(size_of(dup) == size_of(inter) && rank_of(dup) == rank_of(inter));
+    int remote, result;
+    CHECK_OK(MPI_Comm_remote_size(dup, &remote));
+    int worlds[remote > 0 ? remote : 1];
+    remote_worlds(dup, worlds);
+    for (int i = 0; i < remote; i++)
+        CHECK(worlds[i] == 2 * i + (me % 2 ? 0 : 1));
+    CHECK_OK(MPI_Comm_compare(inter, dup, &result));
+    CHECK(result == MPI_CONGRUENT);
+    void *got = NULL;
+    CHECK_OK(MPI_Comm_get_attr(dup, key, &got, &flag));
+    CHECK(flag && got == &value && copies_made == 1);
+    MPI_Errhandler eh;
+    CHECK_OK(MPI_Comm_get_errhandler(dup, &eh));
+    CHECK(eh == MPI_ERRORS_RETURN);
+    CHECK_OK(MPI_Errhandler_free(&eh));
+    /* A message on the parent is not one on the duplicate. */
+    if (rank_of(inter) == 0) {
+        int a = 1, b = 2, x = 0, y = 0;
+        CHECK_OK(MPI_Send(&a, 1, MPI_INT, 0, 5, inter));
+        CHECK_OK(MPI_Send(&b, 1, MPI_INT, 0, 5, dup));
+        CHECK_OK(MPI_Recv(&y, 1, MPI_INT, 0, 5, dup, MPI_STATUS_IGNORE));
+        CHECK_OK(MPI_Recv(&x, 1, MPI_INT, 0, 5, inter, MPI_STATUS_IGNORE));
+        CHECK(x == 1 && y == 2);
+    }
+    long sum = 0;
+    for (int w = me % 2 ? 0 : 1; w < n; w += 2)
+        sum += w;
+    check_connected(dup, sum, me % 2 ? 0 : 1);
+    CHECK_OK(MPI_Comm_free(&dup));
+    CHECK_OK(MPI_Comm_free(&inter));
+    CHECK_OK(MPI_Comm_free(&half));
+    CHECK_OK(MPI_Comm_free_keyval(&key));
+}
+
+/* Split: each local part faces the remote part of the same color, ranks
+ * ordered by key on both sides; a color only one side gave, or
+ * MPI_UNDEFINED, gives MPI_COMM_NULL. */
+static void split_of_an_intercommunicator(void)
+{
+    int me = rank_of(MPI_COMM_WORLD), n = size_of(MPI_COMM_WORLD);
+    int side = me % 2, lr = me / 2;
+    MPI_Comm half, inter = evens_and_odds(&half), part;
+    /* Colors: local rank parity, reversed order; the odds' rank 1 alone
+     * asks for color 7, which no even rank gives. */
+    int color = side == 1 && lr == 1 ? 7 : lr % 2;
+    CHECK_OK(MPI_Comm_split(inter, color, -lr, &part));
+    int remote_n = side ? (n + 1) / 2 : n / 2;
+    if (color == 7) {
+        CHECK(part == MPI_COMM_NULL);
+    } else {
+        /* Remote members: remote local ranks r with r % 2 == color (the
+         * odds' rank 1 left out), in descending order. */
+        int want[n], k = 0;
+        long sum = 0;
+        for (int r = remote_n - 1; r >= 0; r--) {
+            bool out = side == 0 && r == 1;   /* it asked for color 7 */
+            if (r % 2 == color && !out) {
+                want[k++] = 2 * r + (1 - side);
+                sum += 2 * r + (1 - side);
+            }
+        }
+        if (k == 0) {
+            CHECK(part == MPI_COMM_NULL);
+        } else {
+            CHECK(part != MPI_COMM_NULL);
+            int remote;
+            CHECK_OK(MPI_Comm_remote_size(part, &remote));
+            CHECK(remote == k);
+            int got[k];
+            remote_worlds(part, got);
+            for (int i = 0; i < k; i++)
+                CHECK(got[i] == want[i]);
+            /* Local order: descending local rank among the same color. */
+            int mine = 0, local_n = side ? n / 2 : (n + 1) / 2;
+            for (int r = local_n - 1; r > lr; r--)
+                mine += r % 2 == color && !(side == 1 && r == 1);
+            CHECK(rank_of(part) == mine);
+            check_connected(part, sum, want[0]);
+            CHECK_OK(MPI_Comm_free(&part));
+        }
+    }
+    /* Every rank undefined: nobody gets one. */
+    CHECK_OK(MPI_Comm_split(inter, MPI_UNDEFINED, 0, &part));
+    CHECK(part == MPI_COMM_NULL);
+    CHECK_OK(MPI_Comm_free(&inter));
+    CHECK_OK(MPI_Comm_free(&half));
+}
+
+/* Create: each group passes a part of itself (here its first half,
+ * rounded up); the parts face each other; an empty part on either side
+ * gives MPI_COMM_NULL everywhere. */
+static void create_of_an_intercommunicator(void)
+{
+    int me = rank_of(MPI_COMM_WORLD), n = size_of(MPI_COMM_WORLD);
+    int side = me % 2, lr = me / 2;
+    MPI_Comm half, inter = evens_and_odds(&half), part;
+    MPI_Group local, first, none;
+    CHECK_OK(MPI_Comm_group(inter, &local));
+    int local_n = size_of(inter), keep = (local_n + 1) / 2;
+    int range[1][3] = {{0, keep - 1, 1}};
+    CHECK_OK(MPI_Group_range_incl(local, 1, range, &first));
+    CHECK_OK(MPI_Comm_create(inter, first, &part));
+    int remote_n = side ? (n + 1) / 2 : n / 2, remote_keep = (remote_n + 1) / 2;
+    if (lr >= keep) {
+        CHECK(part == MPI_COMM_NULL);
+    } else {
+        CHECK(part != MPI_COMM_NULL);
+        CHECK(size_of(part) == keep && rank_of(part) == lr);
+        int remote;
+        CHECK_OK(MPI_Comm_remote_size(part, &remote));
+        CHECK(remote == remote_keep);
+        long sum = 0;
+        for (int r = 0; r < remote_keep; r++)
+            sum += 2 * r + (1 - side);
+        check_connected(part, sum, 1 - side);
+        CHECK_OK(MPI_Comm_free(&part));
+    }
+    /* The evens pass their first half, the odds nobody. */
+    CHECK_OK(MPI_Group_incl(local, 0, NULL, &none));
+    CHECK_OK(MPI_Comm_create(inter, side ? none : first, &part));
+    CHECK(part == MPI_COMM_NULL);
+    MPI_Group gs[] = {local, first, none};
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(MPI_Group_free(&gs[i]));
+    CHECK_OK(MPI_Comm_free(&inter));
+    CHECK_OK(MPI_Comm_free(&half));
+}
+
 static void bad_arguments_return_error_classes(void)
 {
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -166,7 +353,14 @@ static void bad_arguments_return_error_classes(void)
     CHECK(MPI_Send(&x, 1, MPI_INT, remote, 0, inter) == MPI_ERR_RANK);
     MPI_Request req;   /* blocking collectives take intercommunicators now */
     CHECK(MPI_Ibarrier(inter, &req) == MPI_ERR_COMM);
-    CHECK(MPI_Comm_dup(inter, &c) == MPI_ERR_COMM);
+    CHECK(MPI_Comm_idup(inter, &c, &req) == MPI_ERR_COMM);
+    CHECK(MPI_Comm_split(inter, -2, 0, &c) == MPI_ERR_ARG);
+    CHECK(MPI_Comm_dup(inter, NULL) == MPI_ERR_ARG);
+    /* The group must be part of the local group. */
+    MPI_Group wg;
+    CHECK_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    CHECK(MPI_Comm_create(inter, wg, &c) == MPI_ERR_GROUP);
+    CHECK_OK(MPI_Group_free(&wg));
     CHECK(MPI_Comm_remote_size(inter, NULL) == MPI_ERR_ARG);
     CHECK(MPI_Intercomm_merge(inter, 0, NULL) == MPI_ERR_ARG);
     CHECK_OK(MPI_Comm_free(&inter));
@@ -177,6 +371,9 @@ static const test_case cases[] = {
     {"create_gives_both_groups", create_gives_both_groups},
     {"point_to_point_reaches_the_remote_group", point_to_point_reaches_the_remote_group},
     {"merge_puts_the_low_group_first", merge_puts_the_low_group_first},
+    {"dup_of_an_intercommunicator", dup_of_an_intercommunicator},
+    {"split_of_an_intercommunicator", split_of_an_intercommunicator},
+    {"create_of_an_intercommunicator", create_of_an_intercommunicator},
     {"bad_arguments_return_error_classes", bad_arguments_return_error_classes},
 };
 
