@@ -383,8 +383,10 @@ static int coll_call(const char *call, MPI_Comm comm, const myr_coll_args *a)
         return err;
     if ((err = myr_check_comm(call, comm)))
         return err;
-    if (comm->kind == MYR_COMM_INTER)
+    if (comm->kind == MYR_COMM_INTER) {
+        myr_coll_nb_drain(comm, self);
         return myr_inter_coll(call, comm, a);
+    }
     if ((err = check_args(call, comm, self, a)))
         return err;
     myr_coll_nb_drain(comm, self);   /* after the rank's nonblocking ones */
@@ -405,13 +407,28 @@ static int coll_call(const char *call, MPI_Comm comm, const myr_coll_args *a)
 
 typedef struct nb_args {
     myr_coll_args a;
-    int n;                 /* the communicator's size: the arrays' length */
+    int n;                 /* the arrays' length */
     void *arrays;          /* the copies the pointers of `a` point into */
+    const char *call;
 } nb_args;
 
 static int nb_run(MPI_Comm comm, myr_rank *self, void *args, const char **why)
 {
     return myr_coll_run(comm, self, &((nb_args *)args)->a, why);
+}
+
+/* On an intercommunicator the blocking algorithm checks its arguments as
+ * it goes (intercoll.c): here on a copy of the handle that returns errors,
+ * so the error reaches the user once, through the request. */
+static int nb_run_inter(MPI_Comm comm, myr_rank *self, void *args, const char **why)
+{
+    (void)self;
+    struct myr_mpi_comm quiet = *comm;
+    quiet.local.errhandler = MPI_ERRORS_RETURN;
+    int err = myr_inter_coll(((nb_args *)args)->call, &quiet, &((nb_args *)args)->a);
+    if (err)
+        *why = "invalid arguments, or the exchange between the groups failed";
+    return err;
 }
 
 static void retain_type(MPI_Datatype t)
@@ -492,6 +509,64 @@ static void drop_insignificant(myr_coll_args *a, int me)
     }
 }
 
+/* The same for an intercommunicator, whose roots are MPI_ROOT (the root),
+ * MPI_PROC_NULL (the rest of its group: nothing is significant) or a
+ * remote rank. */
+static void drop_insignificant_inter(myr_coll_args *a)
+{
+    bool rooted = a->kind == MYR_COLL_BCAST || a->kind == MYR_COLL_REDUCE ||
+                  a->kind == MYR_COLL_GATHER || a->kind == MYR_COLL_GATHERV ||
+                  a->kind == MYR_COLL_SCATTER || a->kind == MYR_COLL_SCATTERV;
+    if (rooted && a->root == MPI_PROC_NULL) {
+        myr_coll_args only = {.kind = a->kind, .root = a->root, .nonblocking = true};
+        *a = only;
+        return;
+    }
+    bool send_unused = false, recv_unused = false;
+    if (a->kind == MYR_COLL_GATHER || a->kind == MYR_COLL_GATHERV) {
+        send_unused = a->root == MPI_ROOT;
+        recv_unused = a->root != MPI_ROOT;
+    } else if (a->kind == MYR_COLL_SCATTER || a->kind == MYR_COLL_SCATTERV) {
+        send_unused = a->root != MPI_ROOT;
+        recv_unused = a->root == MPI_ROOT;
+    }
+    if (send_unused) {
+        a->scount = 0;
+        a->stype = MPI_DATATYPE_NULL;
+        a->scounts = a->sdispls = NULL;
+        a->stypes = NULL;
+    }
+    if (recv_unused) {
+        a->rcount = 0;
+        a->rtype = MPI_DATATYPE_NULL;
+        a->rcounts = a->rdispls = NULL;
+        a->rtypes = NULL;
+    }
+}
+
+/* Before an intercommunicator I-form references them: every datatype and
+ * the op it will use are valid handles (the rest is checked as it runs). */
+static int check_inter_handles(const char *call, MPI_Comm comm, const myr_coll_args *a, int n)
+{
+    MPI_Datatype one[] = {a->stype, a->rtype, a->type};
+    for (int i = 0; i < 3; i++)
+        if (one[i] != MPI_DATATYPE_NULL && !myr_datatype_valid(one[i]))
+            return myr_mpi_error(comm, MPI_ERR_TYPE, call, "invalid datatype handle %p",
+                                 (void *)one[i]);
+    for (int side = 0; side < 2; side++) {
+        const MPI_Datatype *types = side ? a->rtypes : a->stypes;
+        const int *counts = side ? a->rcounts : a->scounts;
+        for (int i = 0; types && i < n; i++)
+            if (counts[i] > 0 && !myr_datatype_valid(types[i]))
+                return myr_mpi_error(comm, MPI_ERR_TYPE, call,
+                                     "invalid datatype handle %p in %s[%d]", (void *)types[i],
+                                     side ? "recvtypes" : "sendtypes", i);
+    }
+    if (a->op != MPI_OP_NULL && !myr_op_valid(a->op))
+        return myr_mpi_error(comm, MPI_ERR_OP, call, "invalid op handle %p", (void *)a->op);
+    return MPI_SUCCESS;
+}
+
 /* Copy the n-entry array at *p (if any) to *next, and point *p there. */
 #define NB_COPY_ARRAY(p, next, n)                                      \
     do {                                                              \
@@ -509,14 +584,30 @@ static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_intra(call, comm)) ||
-        (err = myr_check_pointer(call, comm, request, "request")) ||
-        (err = check_args(call, comm, self, args)))
+    if ((err = myr_check_comm(call, comm)) ||
+        (err = myr_check_pointer(call, comm, request, "request")))
         return err;
-    nb_args c = {.a = *args};
+    bool inter = comm->kind == MYR_COMM_INTER;
+    if (inter && (args->kind == MYR_COLL_SCAN || args->kind == MYR_COLL_EXSCAN))
+        return myr_inter_coll(call, comm, args);   /* refused there, as blocking */
+    if (!inter && (err = check_args(call, comm, self, args)))
+        return err;
+    nb_args c = {.a = *args, .call = call};
     c.a.nonblocking = true;
-    drop_insignificant(&c.a, myr_comm_rank(comm, self));
-    int n = c.n = myr_comm_size(comm);
+    if (inter)
+        drop_insignificant_inter(&c.a);
+    else
+        drop_insignificant(&c.a, myr_comm_rank(comm, self));
+    /* On an intercommunicator the arrays have an entry per remote rank,
+     * but Reduce_scatter's counts one per local rank. */
+    int n = c.n = !inter || c.a.kind == MYR_COLL_REDUCE_SCATTER ? myr_comm_size(comm)
+                                                               : comm->remote_size;
+    if (inter && (c.a.kind == MYR_COLL_ALLTOALLV || c.a.kind == MYR_COLL_ALLTOALLW) &&
+        (!c.a.scounts || !c.a.rcounts))
+        return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL",
+                             c.a.scounts ? "recvcounts" : "sendcounts");
+    if (inter && (err = check_inter_handles(call, comm, &c.a, n)))
+        return err;
     size_t ints = (size_t)n * ((c.a.scounts != NULL) + (c.a.sdispls != NULL) +
                                (c.a.rcounts != NULL) + (c.a.rdispls != NULL));
     size_t types = (size_t)n * ((c.a.stypes != NULL) + (c.a.rtypes != NULL));
@@ -537,7 +628,8 @@ static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args
     if (c.a.op != MPI_OP_NULL)   /* the user may free it before completion */
         myr_op_retain(c.a.op);
     /* On failure the engine has already called nb_cleanup. */
-    if ((err = myr_coll_nb_start(comm, self, call, nb_run, &c, sizeof c, nb_cleanup, request)))
+    if ((err = myr_coll_nb_start(comm, self, call, inter ? nb_run_inter : nb_run, &c, sizeof c,
+                                 nb_cleanup, request)))
         return myr_mpi_error(comm, err, call, "out of memory for a nonblocking collective");
     return MPI_SUCCESS;
 }

@@ -1,13 +1,38 @@
 /* intercoll.c — collectives on an intercommunicator between the "low"
  * world ranks 0..k-1 and the "high" ones k..n-1 (k = max(1, n/3): groups of
  * different sizes), checked against what each rank must receive, in both
- * directions. Usage: intercoll CASE (at least 2 ranks). */
+ * directions. Usage: intercoll [nonblocking_]CASE (at least 2 ranks); with
+ * the prefix every collective is its I-form followed by MPI_Wait. */
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../check.h"
+
+/* Whether the cases run the nonblocking forms (MPI_IX, then MPI_Wait):
+ * the case name's prefix "nonblocking_" says so. */
+static bool nonblocking;
+
+/* MPI_NAME(args), or MPI_INAME(args, &request) and MPI_Wait: the error
+ * code of whichever failed. */
+#define COLL(NAME, INAME, ...)                                              \
+    (nonblocking ? start_and_wait(MPI_##INAME(__VA_ARGS__, &coll_request_)) \
+                 : MPI_##NAME(__VA_ARGS__))
+
+static MPI_Request coll_request_ = MPI_REQUEST_NULL;
+
+static int start_and_wait(int started)
+{
+    if (started != MPI_SUCCESS) {
+        CHECK(coll_request_ == MPI_REQUEST_NULL);
+        return started;
+    }
+    int err = MPI_Wait(&coll_request_, MPI_STATUS_IGNORE);
+    CHECK(coll_request_ == MPI_REQUEST_NULL);
+    return err;
+}
 
 typedef struct side {
     MPI_Comm inter, half;
@@ -59,14 +84,14 @@ static void barrier_waits_for_both_groups(void)
     if (s.group == 1)
         usleep(20000);
     double arrive = MPI_Wtime();
-    CHECK_OK(MPI_Barrier(s.inter));
+    CHECK_OK(COLL(Barrier, Ibarrier, s.inter));
     double leave = MPI_Wtime();
     double last_arrival, first_leave;
-    CHECK_OK(MPI_Allreduce(&arrive, &last_arrival, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    CHECK_OK(MPI_Allreduce(&leave, &first_leave, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+    CHECK_OK(COLL(Allreduce, Iallreduce, &arrive, &last_arrival, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    CHECK_OK(COLL(Allreduce, Iallreduce, &leave, &first_leave, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
     CHECK(first_leave >= last_arrival);
     for (int i = 0; i < 50; i++)
-        CHECK_OK(MPI_Barrier(s.inter));
+        CHECK_OK(COLL(Barrier, Ibarrier, s.inter));
     free_side(&s);
 }
 
@@ -78,7 +103,7 @@ static void bcast_reaches_the_other_group(void)
         int buf[40];
         for (int i = 0; i < 40; i++)
             buf[i] = root == MPI_ROOT ? val(from, s.rank, i) : -1;
-        CHECK_OK(MPI_Bcast(buf, 40, MPI_INT, root, s.inter));
+        CHECK_OK(COLL(Bcast, Ibcast, buf, 40, MPI_INT, root, s.inter));
         for (int i = 0; i < 40; i++) {
             if (root == MPI_PROC_NULL)
                 CHECK(buf[i] == -1);   /* untouched */
@@ -94,9 +119,9 @@ static void bcast_reaches_the_other_group(void)
     for (int i = 0; i < 20; i++)
         buf[i] = root == MPI_ROOT ? i * 7 : -1;
     if (root == MPI_ROOT)
-        CHECK_OK(MPI_Bcast(buf, 10, MPI_INT, root, s.inter));
+        CHECK_OK(COLL(Bcast, Ibcast, buf, 10, MPI_INT, root, s.inter));
     else
-        CHECK_OK(MPI_Bcast(buf, 1, every_other, root, s.inter));
+        CHECK_OK(COLL(Bcast, Ibcast, buf, 1, every_other, root, s.inter));
     if (s.group == 1)
         for (int i = 0; i < 20; i++)
             CHECK(buf[i] == (i % 2 ? -1 : (i / 2) * 7));
@@ -114,7 +139,7 @@ static void gather_and_scatter_cross_groups(void)
         int mine[C], *all = malloc(sizeof(int) * C * (size_t)s.remote_size);
         for (int i = 0; i < C; i++)
             mine[i] = val(s.group, s.rank, i);
-        CHECK_OK(MPI_Gather(mine, C, MPI_INT, all, C, MPI_INT, root, s.inter));
+        CHECK_OK(COLL(Gather, Igather, mine, C, MPI_INT, all, C, MPI_INT, root, s.inter));
         if (root == MPI_ROOT)
             for (int r = 0; r < s.remote_size; r++)
                 for (int i = 0; i < C; i++)
@@ -129,7 +154,7 @@ static void gather_and_scatter_cross_groups(void)
             total += counts[r];
         }
         int *v = malloc(sizeof(int) * (size_t)(total + 1));
-        CHECK_OK(MPI_Gatherv(mine, s.rank % 3, MPI_INT, v, counts, displs, MPI_INT, root,
+        CHECK_OK(COLL(Gatherv, Igatherv, mine, s.rank % 3, MPI_INT, v, counts, displs, MPI_INT, root,
                              s.inter));
         if (root == MPI_ROOT)
             for (int r = 0; r < s.remote_size; r++)
@@ -140,7 +165,7 @@ static void gather_and_scatter_cross_groups(void)
         for (int r = 0; root == MPI_ROOT && r < s.remote_size; r++)
             for (int i = 0; i < C; i++)
                 all[r * C + i] = val(9, r, i);
-        CHECK_OK(MPI_Scatter(all, C, MPI_INT, got, C, MPI_INT, root, s.inter));
+        CHECK_OK(COLL(Scatter, Iscatter, all, C, MPI_INT, got, C, MPI_INT, root, s.inter));
         if (s.group != from)
             for (int i = 0; i < C; i++)
                 CHECK(got[i] == val(9, s.rank, i));
@@ -148,7 +173,7 @@ static void gather_and_scatter_cross_groups(void)
             for (int i = 0; i < counts[r]; i++)
                 v[displs[r] + i] = val(8, r, i);
         memset(got, 0xff, sizeof got);
-        CHECK_OK(MPI_Scatterv(v, counts, displs, MPI_INT, got, s.rank % 3, MPI_INT, root,
+        CHECK_OK(COLL(Scatterv, Iscatterv, v, counts, displs, MPI_INT, got, s.rank % 3, MPI_INT, root,
                               s.inter));
         if (s.group != from)
             for (int i = 0; i < C; i++)
@@ -167,7 +192,7 @@ static void allgather_brings_the_remote_group(void)
     int n = s.remote_size;
     int mine[2] = {val(s.group, s.rank, 0), val(s.group, s.rank, 1)};
     int *all = malloc(sizeof(int) * 2 * (size_t)n);
-    CHECK_OK(MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, s.inter));
+    CHECK_OK(COLL(Allgather, Iallgather, mine, 2, MPI_INT, all, 2, MPI_INT, s.inter));
     for (int r = 0; r < n; r++)
         for (int i = 0; i < 2; i++)
             CHECK(all[2 * r + i] == val(1 - s.group, r, i));
@@ -183,7 +208,7 @@ static void allgather_brings_the_remote_group(void)
     int *v = malloc(sizeof(int) * (size_t)at);
     for (int i = 0; i < at; i++)
         v[i] = -5;
-    CHECK_OK(MPI_Allgatherv(mine, s.rank % 2 + 1, MPI_INT, v, counts, displs, MPI_INT,
+    CHECK_OK(COLL(Allgatherv, Iallgatherv, mine, s.rank % 2 + 1, MPI_INT, v, counts, displs, MPI_INT,
                             s.inter));
     for (int r = 0; r < n; r++) {
         for (int i = 0; i < counts[r]; i++)
@@ -206,7 +231,7 @@ static void alltoall_pairs_every_rank_across(void)
     for (int r = 0; r < n; r++)
         for (int i = 0; i < 2; i++)
             out[2 * r + i] = val(s.group, s.rank, r * 2 + i);
-    CHECK_OK(MPI_Alltoall(out, 2, MPI_INT, in, 2, MPI_INT, s.inter));
+    CHECK_OK(COLL(Alltoall, Ialltoall, out, 2, MPI_INT, in, 2, MPI_INT, s.inter));
     for (int r = 0; r < n; r++)
         for (int i = 0; i < 2; i++)
             CHECK(in[2 * r + i] == val(1 - s.group, r, s.rank * 2 + i));
@@ -226,7 +251,7 @@ static void alltoall_pairs_every_rank_across(void)
             rv[3 * r + i] = -1;
         }
     }
-    CHECK_OK(MPI_Alltoallv(sv, sc, sd, MPI_INT, rv, rc, rd, MPI_INT, s.inter));
+    CHECK_OK(COLL(Alltoallv, Ialltoallv, sv, sc, sd, MPI_INT, rv, rc, rd, MPI_INT, s.inter));
     for (int r = 0; r < n; r++)
         for (int i = 0; i < 3; i++)
             CHECK(rv[rd[r] + i] == (i < rc[r] ? val(1 - s.group, r, 10 * s.rank + i) : -1));
@@ -246,7 +271,7 @@ static void alltoall_pairs_every_rank_across(void)
         for (int i = 0; i < 3; i++)
             rv[3 * r + i] = -1;
     }
-    CHECK_OK(MPI_Alltoallw(sv, sc, sd, st, rv, rcw, rd, rt, s.inter));
+    CHECK_OK(COLL(Alltoallw, Ialltoallw, sv, sc, sd, st, rv, rcw, rd, rt, s.inter));
     for (int r = 0; r < n; r++)
         for (int i = 0; i < 3; i++)
             CHECK(rv[rd[r] / isz + i] ==
@@ -288,7 +313,7 @@ static void reductions_combine_the_other_group(void)
             mine[i] = val(s.group, s.rank, i);
             got[i] = -1;
         }
-        CHECK_OK(MPI_Reduce(mine, got, C, MPI_INT, MPI_SUM, root, s.inter));
+        CHECK_OK(COLL(Reduce, Ireduce, mine, got, C, MPI_INT, MPI_SUM, root, s.inter));
         if (root == MPI_ROOT)
             for (int i = 0; i < C; i++) {
                 int want = 0;
@@ -303,7 +328,7 @@ static void reductions_combine_the_other_group(void)
     int mine[C], got[C];
     for (int i = 0; i < C; i++)
         mine[i] = val(s.group, s.rank, i);
-    CHECK_OK(MPI_Allreduce(mine, got, C, MPI_INT, MPI_MAX, s.inter));
+    CHECK_OK(COLL(Allreduce, Iallreduce, mine, got, C, MPI_INT, MPI_MAX, s.inter));
     for (int i = 0; i < C; i++)
         CHECK(got[i] == val(1 - s.group, s.remote_size - 1, i));
     /* A non-commutative user op folds the other group in its rank order. */
@@ -314,7 +339,7 @@ static void reductions_combine_the_other_group(void)
     CHECK_OK(MPI_Type_commit(&mat));
     int m[4], prod[4], want[4] = {1, 0, 0, 1};
     matrix_of(s.group, s.rank, m);
-    CHECK_OK(MPI_Allreduce(m, prod, 1, mat, op, s.inter));
+    CHECK_OK(COLL(Allreduce, Iallreduce, m, prod, 1, mat, op, s.inter));
     for (int r = s.remote_size - 1; r >= 0; r--) {   /* want = x0 x1 ... x(n-1) */
         int x[4], one = 1;
         matrix_of(1 - s.group, r, x);
@@ -348,7 +373,7 @@ static void reduce_scatter_splits_the_other_sum(void)
         in[i] = val(s.group, s.rank, i);
         got[i] = -1;
     }
-    CHECK_OK(MPI_Reduce_scatter(in, got, counts, MPI_INT, MPI_SUM, s.inter));
+    CHECK_OK(COLL(Reduce_scatter, Ireduce_scatter, in, got, counts, MPI_INT, MPI_SUM, s.inter));
     for (int i = 0; i < T; i++) {
         int want = 0;
         for (int r = 0; r < s.remote_size; r++)
@@ -375,7 +400,7 @@ static void reduce_scatter_splits_the_other_sum(void)
     int *vec = malloc(sizeof(int) * 2 * (size_t)hs), out[2] = {-1, -1};
     for (int i = 0; i < 2 * hs; i++)
         vec[i] = val(me % 2, hr, i);
-    CHECK_OK(MPI_Reduce_scatter_block(vec, out, 2, MPI_INT, MPI_SUM, inter));
+    CHECK_OK(COLL(Reduce_scatter_block, Ireduce_scatter_block, vec, out, 2, MPI_INT, MPI_SUM, inter));
     for (int i = 0; i < 2; i++) {
         int want = 0;
         for (int r = 0; r < hs; r++)
@@ -393,26 +418,26 @@ static void bad_arguments_are_refused(void)
     CHECK_OK(MPI_Comm_set_errhandler(s.inter, MPI_ERRORS_RETURN));
     int buf[4] = {0}, cls;
     /* An intracommunicator root number is not a root here. */
-    CHECK(MPI_Bcast(buf, 4, MPI_INT, s.remote_size, s.inter) != MPI_SUCCESS);
-    CHECK_OK(MPI_Error_class(MPI_Bcast(buf, 4, MPI_INT, -7, s.inter), &cls));
+    CHECK(COLL(Bcast, Ibcast, buf, 4, MPI_INT, s.remote_size, s.inter) != MPI_SUCCESS);
+    CHECK_OK(MPI_Error_class(COLL(Bcast, Ibcast, buf, 4, MPI_INT, -7, s.inter), &cls));
     CHECK(cls == MPI_ERR_ROOT);
-    CHECK_OK(MPI_Error_class(MPI_Allreduce(MPI_IN_PLACE, buf, 4, MPI_INT, MPI_SUM, s.inter),
+    CHECK_OK(MPI_Error_class(COLL(Allreduce, Iallreduce, MPI_IN_PLACE, buf, 4, MPI_INT, MPI_SUM, s.inter),
                              &cls));
     CHECK(cls == MPI_ERR_BUFFER);
-    CHECK_OK(MPI_Error_class(MPI_Allgather(buf, -1, MPI_INT, buf, 1, MPI_INT, s.inter), &cls));
+    CHECK_OK(MPI_Error_class(COLL(Allgather, Iallgather, buf, -1, MPI_INT, buf, 1, MPI_INT, s.inter), &cls));
     CHECK(cls == MPI_ERR_COUNT);
-    CHECK_OK(MPI_Error_class(MPI_Reduce(buf, buf + 1, 1, MPI_INT, MPI_OP_NULL, MPI_ROOT,
+    CHECK_OK(MPI_Error_class(COLL(Reduce, Ireduce, buf, buf + 1, 1, MPI_INT, MPI_OP_NULL, MPI_ROOT,
                                         s.inter), &cls));
     CHECK(cls == MPI_ERR_OP);
-    CHECK_OK(MPI_Error_class(MPI_Scan(buf, buf + 1, 1, MPI_INT, MPI_SUM, s.inter), &cls));
+    CHECK_OK(MPI_Error_class(COLL(Scan, Iscan, buf, buf + 1, 1, MPI_INT, MPI_SUM, s.inter), &cls));
     CHECK(cls == MPI_ERR_COMM);
-    CHECK_OK(MPI_Error_class(MPI_Gatherv(buf, 1, MPI_INT, buf, NULL, NULL, MPI_INT,
+    CHECK_OK(MPI_Error_class(COLL(Gatherv, Igatherv, buf, 1, MPI_INT, buf, NULL, NULL, MPI_INT,
                                          s.rank == 0 ? MPI_ROOT : MPI_PROC_NULL, s.inter),
                              &cls));
     CHECK(cls == (s.rank == 0 ? MPI_ERR_ARG : MPI_SUCCESS));
     /* Nothing was lost: the intercommunicator still works. */
     int x = s.rank, sum;
-    CHECK_OK(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, s.inter));
+    CHECK_OK(COLL(Allreduce, Iallreduce, &x, &sum, 1, MPI_INT, MPI_SUM, s.inter));
     CHECK(sum == s.remote_size * (s.remote_size - 1) / 2);
     free_side(&s);
 }
@@ -422,8 +447,8 @@ static void fatal_root_names_the_call(void)
     side s = make_side();
     int buf = 0;
     if (s.group == 1 && s.rank == 0)
-        MPI_Bcast(&buf, 1, MPI_INT, 99, s.inter);   /* ends the job */
-    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+        COLL(Bcast, Ibcast, &buf, 1, MPI_INT, 99, s.inter);   /* ends the job */
+    CHECK_OK(COLL(Barrier, Ibarrier, MPI_COMM_WORLD));
     free_side(&s);
 }
 
@@ -441,6 +466,11 @@ int main(int argc, char **argv)
         {"bad_arguments_are_refused", bad_arguments_are_refused},
         {"fatal_root_names_the_call", fatal_root_names_the_call},
     };
+    static const char prefix[] = "nonblocking_";
+    if (argc > 1 && strncmp(argv[1], prefix, sizeof prefix - 1) == 0) {
+        nonblocking = true;
+        argv[1] += sizeof prefix - 1;
+    }
     int rc = run_test_case(argc, argv, cases, sizeof cases / sizeof cases[0]);
     MPI_Finalize();
     return rc;
