@@ -23,6 +23,11 @@ demo: all
 check: deps
 	@scripts/check
 
+# MPICH's test suite (fetched into ~/.cache/myriad from Debian's mpich
+# source package), every in-scope directory; prints the table per directory.
+conformance: all
+	BUILD=$(BUILD) tests/mpich/run
+
 # The ULT figures, then point-to-point side by side with Open MPI and MPICH
 # (scripts/bench-mpi installs them with scripts/install-deps --bench).
 bench: all
