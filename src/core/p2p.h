@@ -187,10 +187,17 @@ MYR_INTERNAL bool myr_p2p_cancel(struct myr_mpi_request *r);
 
 /* MPI's empty status (for MPI_PROC_NULL and inactive requests). */
 MYR_INTERNAL void myr_status_empty(MPI_Status *s);
+/* A status out to the user. Its MPI_ERROR field stays the user's: calls
+ * that complete one operation never write it (MPI 3.1, 3.2.5: their return
+ * value says it); the multiple-completion calls set it themselves, for
+ * every entry, when they return MPI_ERR_IN_STATUS. */
 static inline void myr_status_copy(MPI_Status *to, const MPI_Status *from)
 {
-    if (to)
+    if (to) {
+        int keep = to->MPI_ERROR;
         *to = *from;
+        to->MPI_ERROR = keep;
+    }
 }
 
 #endif

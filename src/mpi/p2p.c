@@ -376,10 +376,10 @@ static int check_probe(const char *call, myr_rank *self, int source, int tag, MP
 
 static void proc_null_status(MPI_Status *status)
 {
-    if (status) {
-        myr_status_empty(status);
-        status->MPI_SOURCE = MPI_PROC_NULL;
-    }
+    MPI_Status st;
+    myr_status_empty(&st);
+    st.MPI_SOURCE = MPI_PROC_NULL;
+    myr_status_copy(status, &st);
 }
 
 /* The four probes: `block` waits for a match, `take` removes it from the

@@ -56,8 +56,7 @@ static int retire(MPI_Request *handle, MPI_Status *status)
 {
     MPI_Request r = *handle;
     MPI_Status st = r->status;
-    if (status)
-        *status = st;
+    myr_status_copy(status, &st);
     if (r->persistent) {
         r->active = false;
     } else {
@@ -69,8 +68,9 @@ static int retire(MPI_Request *handle, MPI_Status *status)
 
 static void empty_status(MPI_Status *status)
 {
-    if (status)
-        myr_status_empty(status);
+    MPI_Status empty;
+    myr_status_empty(&empty);
+    myr_status_copy(status, &empty);
 }
 
 static int raise_op_error(const char *call, MPI_Comm comm, int err, const char *why)
@@ -180,22 +180,31 @@ static bool any_done(void *arg)
     return !pending;  /* nothing pending: done at once */
 }
 
-/* Retire every completed pending request into statuses[]; errors go to
- * statuses[i].MPI_ERROR and make the result MPI_ERR_IN_STATUS. */
+/* Whether a pending request, once complete, carries an error. */
+static bool failed(MPI_Request r)
+{
+    return is_pending(r) && r->status.MPI_ERROR != MPI_SUCCESS;
+}
+
+/* Retire every completed pending request into statuses[]. If any failed,
+ * the result is MPI_ERR_IN_STATUS and every entry's MPI_ERROR says how its
+ * operation ended; otherwise no MPI_ERROR field is written. */
 static int retire_all(int count, MPI_Request requests[], MPI_Status statuses[])
 {
-    int result = MPI_SUCCESS;
+    bool in_status = false;
+    for (int i = 0; i < count && !in_status; i++)
+        in_status = failed(requests[i]);
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses ? &statuses[i] : NULL;
-        if (!is_pending(requests[i])) {
+        int err = MPI_SUCCESS;
+        if (is_pending(requests[i]))
+            err = retire(&requests[i], st);
+        else
             empty_status(st);
-            continue;
-        }
-        int err = retire(&requests[i], st);
-        if (err)
-            result = MPI_ERR_IN_STATUS;
+        if (st && in_status)
+            st->MPI_ERROR = err;
     }
-    return result;
+    return in_status ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
@@ -316,18 +325,26 @@ static int finish_some(const char *call, int incount, MPI_Request requests[],
                        int *outcount, int indices[], MPI_Status statuses[])
 {
     int n = 0, result = MPI_SUCCESS;
-    bool pending = false;
+    bool pending = false, in_status = false;
+    /* First which ones are done (a request completing after this waits for
+     * the next call), so that whether any failed is known before the
+     * first status is written. */
     for (int i = 0; i < incount; i++) {
         if (!is_pending(requests[i]))
             continue;
         pending = true;
-        if (!myr_request_done(requests[i]))
-            continue;
-        MPI_Status *st = statuses ? &statuses[n] : NULL;
-        indices[n] = i;
-        if (retire(&requests[i], st))
+        if (myr_request_done(requests[i])) {
+            indices[n++] = i;
+            in_status |= failed(requests[i]);
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        MPI_Status *st = statuses ? &statuses[k] : NULL;
+        int err = retire(&requests[indices[k]], st);
+        if (st && in_status)
+            st->MPI_ERROR = err;
+        if (err)
             result = MPI_ERR_IN_STATUS;
-        n++;
     }
     *outcount = pending ? n : MPI_UNDEFINED;
     return result ? myr_mpi_error(MPI_COMM_WORLD, result, call,
@@ -398,7 +415,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         myr_ult_yield();
     *flag = myr_request_done(request);
     if (*flag && status)
-        *status = request->status;
+        myr_status_copy(status, &request->status);
     return MPI_SUCCESS;
 }
 int MPI_Request_get_status(MPI_Request, int *, MPI_Status *) MYR_PMPI(Request_get_status);

@@ -548,9 +548,10 @@ static void truncated_receive_fills_the_layout(void)
         for (int i = 0; i < 12; i++)
             r[i] = -1;
         MPI_Status st;
+        st.MPI_ERROR = -5;   /* the return value carries the error, not the status */
         /* Room for 3 of the 6 ints, at every other int. */
         CHECK(MPI_Recv(r, 1, every2, 0, 0, MPI_COMM_WORLD, &st) == MPI_ERR_TRUNCATE);
-        CHECK(st.MPI_ERROR == MPI_ERR_TRUNCATE);
+        CHECK(st.MPI_ERROR == -5);
         int want[12] = {10, -1, 11, -1, 12, -1, -1, -1, -1, -1, -1, -1};
         for (int i = 0; i < 12; i++)
             CHECK(r[i] == want[i]);

@@ -144,7 +144,8 @@ static void wildcards_receive_everything_in_order(void)
 }
 
 /* A message longer than the receive buffer: MPI_ERR_TRUNCATE, the buffer
- * holds what fits, the status says so. */
+ * holds what fits; the status's MPI_ERROR is left alone (MPI 3.1, 3.2.5:
+ * calls that complete one operation return its error instead). */
 static void long_message_is_truncated(void)
 {
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -161,8 +162,46 @@ static void long_message_is_truncated(void)
         CHECK(in[5] == 0);
         MPI_Request r;
         CHECK_OK(MPI_Irecv(in, 3, MPI_INT, 0, 1, MPI_COMM_WORLD, &r));
+        st.MPI_ERROR = -5;
         CHECK(MPI_Wait(&r, &st) == MPI_ERR_TRUNCATE);
-        CHECK(st.MPI_ERROR == MPI_ERR_TRUNCATE);
+        CHECK(st.MPI_ERROR == -5 && st.MPI_SOURCE == 0 && st.MPI_TAG == 1);
+    }
+}
+
+/* The MPI_ERROR field: calls completing one operation never write it;
+ * Waitall/Waitsome write it in every entry only when they return
+ * MPI_ERR_IN_STATUS, and leave it alone otherwise (MPI 3.1, 3.2.5). */
+static void status_error_field_is_set_only_with_err_in_status(void)
+{
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    if (rank == 0) {
+        int out[4] = {1, 2, 3, 4};
+        for (int tag = 0; tag < 6; tag++)
+            CHECK_OK(MPI_Send(out, tag == 5 ? 4 : 1, MPI_INT, 1, tag, MPI_COMM_WORLD));
+    } else if (rank == 1) {
+        int in[8] = {0};
+        MPI_Status st, sts[3];
+        st.MPI_ERROR = -5;
+        CHECK_OK(MPI_Probe(0, 0, MPI_COMM_WORLD, &st));
+        CHECK(st.MPI_ERROR == -5 && st.MPI_TAG == 0);
+        CHECK_OK(MPI_Recv(in, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &st));
+        CHECK(st.MPI_ERROR == -5);
+        /* Waitall without a failure: no MPI_ERROR written. */
+        MPI_Request r[3];
+        for (int i = 0; i < 2; i++) {
+            CHECK_OK(MPI_Irecv(&in[i], 1, MPI_INT, 0, 1 + i, MPI_COMM_WORLD, &r[i]));
+            sts[i].MPI_ERROR = -5;
+        }
+        CHECK_OK(MPI_Waitall(2, r, sts));
+        CHECK(sts[0].MPI_ERROR == -5 && sts[1].MPI_ERROR == -5);
+        /* A truncation among three: every entry tells. */
+        for (int i = 0; i < 3; i++) {
+            CHECK_OK(MPI_Irecv(&in[i], 1, MPI_INT, 0, 3 + i, MPI_COMM_WORLD, &r[i]));
+            sts[i].MPI_ERROR = -5;
+        }
+        CHECK(MPI_Waitall(3, r, sts) == MPI_ERR_IN_STATUS);
+        CHECK(sts[0].MPI_ERROR == MPI_SUCCESS && sts[1].MPI_ERROR == MPI_SUCCESS);
+        CHECK(sts[2].MPI_ERROR == MPI_ERR_TRUNCATE && sts[2].MPI_TAG == 5);
     }
 }
 
@@ -523,6 +562,8 @@ static const test_case cases[] = {
     {"messages_do_not_overtake", messages_do_not_overtake},
     {"wildcards_receive_everything_in_order", wildcards_receive_everything_in_order},
     {"long_message_is_truncated", long_message_is_truncated},
+    {"status_error_field_is_set_only_with_err_in_status",
+     status_error_field_is_set_only_with_err_in_status},
     {"proc_null_completes_at_once", proc_null_completes_at_once},
     {"ssend_waits_for_the_match", ssend_waits_for_the_match},
     {"wait_and_test_families", wait_and_test_families},
