@@ -295,9 +295,14 @@ static const struct {
     [MYR_OP_PROD] = {C_INTEGER | MULTI_LANG | FLOATING | COMPLEX,
                      "integer, floating point, complex, MPI_AINT, MPI_OFFSET and "
                      "MPI_COUNT types"},
-    [MYR_OP_LAND] = {C_INTEGER | LOGICAL, "integer types and MPI_C_BOOL"},
-    [MYR_OP_LOR] = {C_INTEGER | LOGICAL, "integer types and MPI_C_BOOL"},
-    [MYR_OP_LXOR] = {C_INTEGER | LOGICAL, "integer types and MPI_C_BOOL"},
+    /* MPI 3.1 lists C integers and logicals; MPI_AINT, MPI_OFFSET and
+     * MPI_COUNT are integers too, and MPICH takes them: so do we. */
+    [MYR_OP_LAND] = {C_INTEGER | MULTI_LANG | LOGICAL,
+                     "integer types, MPI_C_BOOL, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
+    [MYR_OP_LOR] = {C_INTEGER | MULTI_LANG | LOGICAL,
+                    "integer types, MPI_C_BOOL, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
+    [MYR_OP_LXOR] = {C_INTEGER | MULTI_LANG | LOGICAL,
+                     "integer types, MPI_C_BOOL, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
     [MYR_OP_BAND] = {C_INTEGER | MULTI_LANG | BYTE,
                      "integer types, MPI_BYTE, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
     [MYR_OP_BOR] = {C_INTEGER | MULTI_LANG | BYTE,
