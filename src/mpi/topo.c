@@ -222,8 +222,123 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
     MYR_PMPI(Cart_shift);
 
-/* Balanced factorisation: the free entries get nnodes / (product of the
- * given ones) split into factors as equal as possible, largest first. */
+/* ---- MPI_Dims_create ------------------------------------------------------
+ *
+ * The free entries get the non-increasing factorisation of nnodes / (the
+ * product of the given ones) that is most balanced: the smallest spread
+ * (largest minus smallest factor); among those, the largest smallest
+ * factor, then the largest second smallest, and so on (MPICH's choice,
+ * which its tests check decomposition by decomposition). A depth-first
+ * search over the divisors, pruned by the spread found so far. */
+
+typedef struct dims_search {
+    int k;              /* factors to find */
+    int ndiv;
+    const int *div;     /* the divisors of the whole product, ascending */
+    int *cur, *best;
+    bool found;
+} dims_search;
+
+/* Whether f^k >= n. */
+static bool power_reaches(long long f, int k, long long n)
+{
+    long long p = 1;
+    for (int i = 0; i < k; i++)
+        if ((p *= f) >= n)
+            return true;
+    return p >= n;
+}
+
+/* The largest r with r^k <= n. */
+static int root_floor(int n, int k)
+{
+    int r = 1;
+    while (!power_reaches(r + 1, k, (long long)n + 1))
+        r++;
+    return r;
+}
+
+static bool dims_better(const int *a, const int *b, int k)
+{
+    int sa = a[0] - a[k - 1], sb = b[0] - b[k - 1];
+    if (sa != sb)
+        return sa < sb;
+    for (int i = k - 1; i >= 0; i--)
+        if (a[i] != b[i])
+            return a[i] > b[i];
+    return false;
+}
+
+/* Factors depth.. of cur: n split into k - depth factors, each <= most. */
+static void dims_search_from(dims_search *s, int depth, int n, int most)
+{
+    int left = s->k - depth;
+    if (left == 1) {
+        if (n > most)
+            return;
+        s->cur[depth] = n;
+        if (!s->found || dims_better(s->cur, s->best, s->k)) {
+            memcpy(s->best, s->cur, (size_t)s->k * sizeof *s->cur);
+            s->found = true;
+        }
+        return;
+    }
+    /* The smallest factor is at most the left-th root of n. */
+    int smallest_at_most = root_floor(n, left);
+    for (int d = s->ndiv - 1; d >= 0; d--) {
+        int f = s->div[d];
+        if (f > most || n % f)
+            continue;
+        if (!power_reaches(f, left, n))
+            break;   /* smaller ones cannot reach n either */
+        int top = depth ? s->cur[0] : f;
+        if (s->found && top - smallest_at_most > s->best[0] - s->best[s->k - 1])
+            continue;   /* cannot beat the spread found */
+        s->cur[depth] = f;
+        dims_search_from(s, depth + 1, n / f, f);
+    }
+}
+
+/* The best factorisation of n (>= 1) into k (>= 1) factors, into out[]
+ * (non-increasing). false when out of memory. */
+static bool dims_balance(int n, int k, int *out)
+{
+    int cap = 64, ndiv = 0;
+    int *div = malloc((size_t)cap * sizeof *div);
+    int *cur = malloc((size_t)k * sizeof *cur);
+    bool ok = div && cur;
+    for (long long d = 1; ok && d * d <= n; d++) {
+        if (n % d)
+            continue;
+        if (ndiv + 2 > cap) {
+            int *grown = realloc(div, (size_t)(cap *= 2) * sizeof *div);
+            if (!grown) {
+                ok = false;
+                break;
+            }
+            div = grown;
+        }
+        div[ndiv++] = (int)d;
+        if (d * d != n)
+            div[ndiv++] = (int)(n / d);
+    }
+    if (ok) {
+        /* Ascending (the pairs came in as small, large). */
+        for (int i = 1; i < ndiv; i++)
+            for (int j = i; j > 0 && div[j] < div[j - 1]; j--) {
+                int x = div[j];
+                div[j] = div[j - 1];
+                div[j - 1] = x;
+            }
+        dims_search s = {.k = k, .ndiv = ndiv, .div = div, .cur = cur, .best = out};
+        dims_search_from(&s, 0, n, n);
+        ok = s.found;
+    }
+    free(div);
+    free(cur);
+    return ok;
+}
+
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     static const char call[] = "MPI_Dims_create";
@@ -259,40 +374,15 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
                                  "the nonzero dims do not multiply to nnodes %d", nnodes);
         return MPI_SUCCESS;
     }
-    int got[nfree];
-    for (int i = 0; i < nfree; i++)
-        got[i] = 1;
-    /* Prime factors, largest first, each onto the smallest entry so far. */
-    int primes[32], np = 0;
-    for (int p = 2, r = rest; r > 1;) {
-        if ((long)p * p > r) {
-            primes[np++] = r;
-            break;
-        }
-        if (r % p == 0) {
-            primes[np++] = p;
-            r /= p;
-        } else {
-            p++;
-        }
+    int *got = malloc((size_t)nfree * sizeof *got);
+    if (!got || !dims_balance(rest, nfree, got)) {
+        free(got);
+        return myr_mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "out of memory");
     }
-    for (int k = np - 1; k >= 0; k--) {
-        int smallest = 0;
-        for (int i = 1; i < nfree; i++)
-            if (got[i] < got[smallest])
-                smallest = i;
-        got[smallest] *= primes[k];
-    }
-    /* Non-increasing order. */
-    for (int i = 1; i < nfree; i++)
-        for (int j = i; j > 0 && got[j] > got[j - 1]; j--) {
-            int x = got[j];
-            got[j] = got[j - 1];
-            got[j - 1] = x;
-        }
     for (int i = 0, k = 0; i < ndims; i++)
         if (dims[i] == 0)
             dims[i] = got[k++];
+    free(got);
     return MPI_SUCCESS;
 }
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) MYR_PMPI(Dims_create);

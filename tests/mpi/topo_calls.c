@@ -39,6 +39,20 @@ static void dims_create_balances_and_keeps_given(void)
     int b[2] = {0, 0};
     CHECK_OK(MPI_Dims_create(1, 2, b));
     CHECK(b[0] == 1 && b[1] == 1);
+    /* The most balanced, not a greedy split: 72 is 9 x 8 (not 12 x 6), 540
+     * is 27 x 20; among equal spreads, the largest smallest factors. */
+    static const struct {
+        int n, k, want[5];
+    } balanced[] = {{72, 2, {9, 8}}, {540, 2, {27, 20}}, {432, 3, {9, 8, 6}},
+                    {5040, 3, {21, 16, 15}}, {9936, 4, {23, 9, 8, 6}},
+                    {134064, 5, {19, 14, 9, 8, 7}}, {1 << 20, 4, {32, 32, 32, 32}},
+                    {2147483647, 2, {2147483647, 1}}};
+    for (size_t t = 0; t < sizeof balanced / sizeof balanced[0]; t++) {
+        int d[5] = {0, 0, 0, 0, 0};
+        CHECK_OK(MPI_Dims_create(balanced[t].n, balanced[t].k, d));
+        for (int i = 0; i < balanced[t].k; i++)
+            CHECK(d[i] == balanced[t].want[i]);
+    }
     /* Every product is nnodes, non-increasing. */
     for (int n = 1; n <= 64; n++) {
         int d[3] = {0, 0, 0};
