@@ -290,11 +290,13 @@ static void dist_graph_create_routes_edges_to_their_ends(void)
     CHECK(gs[first] == (me + 1) % n && gsw[first] == me);
     CHECK(gs[1 - first] == prev && gsw[1 - first] == prev2 + 50);
     CHECK_OK(MPI_Comm_free(&dist));
-    /* Unweighted, edges given by rank 0 only. */
-    int all[64], degs[64], ring[64];
+    /* Unweighted, edges given by rank 0 only; source 0 is named twice (the
+     * second time with no edge), so n exceeds the size. */
+    int all[65], degs[65], ring[65];
     for (int r = 0; r < n; r++)
         all[r] = r, degs[r] = 1, ring[r] = (r + 1) % n;
-    CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, me == 0 ? n : 0, all, degs, ring,
+    all[n] = 0, degs[n] = 0;
+    CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, me == 0 ? n + 1 : 0, all, degs, ring,
                                    MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dist));
     CHECK_OK(MPI_Dist_graph_neighbors_count(dist, &in, &out, &weighted));
     CHECK(in == 1 && out == 1 && !weighted);
@@ -310,7 +312,9 @@ static void bad_arguments_return_error_classes(void)
     int dims[2] = {n, 1}, periods[2] = {0, 0}, big[2] = {n + 1, 1}, zero[2] = {0, 1};
     MPI_Comm cart;
     CHECK(MPI_Cart_create(MPI_COMM_WORLD, -1, dims, periods, 0, &cart) == MPI_ERR_DIMS);
+    cart = MPI_COMM_WORLD;
     CHECK(MPI_Cart_create(MPI_COMM_WORLD, 2, big, periods, 0, &cart) == MPI_ERR_DIMS);
+    CHECK(cart == MPI_COMM_NULL);   /* a failed create leaves no handle behind */
     CHECK(MPI_Cart_create(MPI_COMM_WORLD, 2, zero, periods, 0, &cart) == MPI_ERR_DIMS);
     CHECK(MPI_Cart_create(MPI_COMM_NULL, 2, dims, periods, 0, &cart) == MPI_ERR_COMM);
     CHECK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, NULL) == MPI_ERR_ARG);
@@ -348,7 +352,7 @@ static void bad_arguments_return_error_classes(void)
                                 MPI_INFO_NULL, 0, &dist) == MPI_ERR_ARG);
     CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, dsrc, one, far, MPI_UNWEIGHTED,
                                 MPI_INFO_NULL, 0, &dist) == MPI_ERR_RANK);
-    CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, n + 1, dsrc, one, dsrc, MPI_UNWEIGHTED,
+    CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, -1, dsrc, one, dsrc, MPI_UNWEIGHTED,
                                 MPI_INFO_NULL, 0, &dist) == MPI_ERR_ARG);
     int gok[2] = {1, 0};
     CHECK_OK(MPI_Graph_create(MPI_COMM_WORLD, 2, gidx, gok, 0, &graph));
