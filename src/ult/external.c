@@ -189,9 +189,12 @@ static void *next_symbol(const char *name)
 
 int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-    static create_fn *real;
-    if (!real)
+    static _Atomic(create_fn *) next;
+    create_fn *real = atomic_load_explicit(&next, memory_order_relaxed);
+    if (!real) {
         real = (create_fn *)next_symbol("pthread_create");
+        atomic_store_explicit(&next, real, memory_order_relaxed);
+    }
     myr_ult *parent = myr_ult_self_internal();
     if (!parent || !parent->inherited)
         return real(th, attr, fn, arg);
@@ -227,9 +230,12 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
 
 int pthread_join(pthread_t th, void **result)
 {
-    static join_fn *real;
-    if (!real)
+    static _Atomic(join_fn *) next;
+    join_fn *real = atomic_load_explicit(&next, memory_order_relaxed);
+    if (!real) {
         real = (join_fn *)next_symbol("pthread_join");
+        atomic_store_explicit(&next, real, memory_order_relaxed);
+    }
     adopted *t = table_take(th);
     if (t) {
         myr_worker *w = myr_worker_current();
@@ -251,9 +257,12 @@ int pthread_join(pthread_t th, void **result)
 
 int pthread_detach(pthread_t th)
 {
-    static detach_fn *real;
-    if (!real)
+    static _Atomic(detach_fn *) next;
+    detach_fn *real = atomic_load_explicit(&next, memory_order_relaxed);
+    if (!real) {
         real = (detach_fn *)next_symbol("pthread_detach");
+        atomic_store_explicit(&next, real, memory_order_relaxed);
+    }
     adopted *t = table_take(th);
     if (t)
         unref(t);
