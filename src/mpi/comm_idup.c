@@ -25,7 +25,20 @@ static int run_idup(MPI_Comm comm, myr_rank *self, void *args, const char **why)
 {
     idup_args *a = args;
     MPI_Comm made = MPI_COMM_NULL;
-    int err = myr_coll_comm_split(comm, self, 0, myr_comm_rank(comm, self), &made, why);
+    int err;
+    if (comm->kind == MYR_COMM_INTER) {
+        /* As MPI_Comm_dup does it (comm.c): a duplicate of the local group,
+         * then facing the remote group's (blocking collectives on comm run
+         * here: this ULT is the one that runs comm's collectives now). */
+        MPI_Comm local = MPI_COMM_NULL;
+        err = myr_coll_comm_split(comm->local_comm, self, 0, myr_comm_rank(comm, self), &local,
+                                  why);
+        if (err == MPI_SUCCESS &&
+            (err = myr_intercomm_connect("MPI_Comm_idup", comm, self, local, 0, &made)))
+            *why = "the groups could not agree on the duplicate";
+    } else {
+        err = myr_coll_comm_split(comm, self, 0, myr_comm_rank(comm, self), &made, why);
+    }
     if (err == MPI_SUCCESS)
         inherit_from_parent(comm, made, self);
     *a->newcomm = made;
@@ -39,7 +52,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     myr_rank *self = myr_mpi_enter(call, &err);
     if (!self)
         return err;
-    if ((err = myr_check_intra(call, comm)) ||
+    if ((err = myr_check_comm(call, comm)) ||
         (err = myr_check_pointer(call, comm, newcomm, "newcomm")) ||
         (err = myr_check_pointer(call, comm, request, "request")))
         return err;

@@ -353,7 +353,7 @@ static void bad_arguments_return_error_classes(void)
     CHECK(MPI_Send(&x, 1, MPI_INT, remote, 0, inter) == MPI_ERR_RANK);
     MPI_Request req;   /* no scans on intercommunicators (MPI 3.1, 5.11) */
     CHECK(MPI_Iscan(&x, &remote, 1, MPI_INT, MPI_SUM, inter, &req) == MPI_ERR_COMM);
-    CHECK(MPI_Comm_idup(inter, &c, &req) == MPI_ERR_COMM);
+    CHECK(MPI_Comm_idup(inter, NULL, &req) == MPI_ERR_ARG);
     CHECK(MPI_Comm_split(inter, -2, 0, &c) == MPI_ERR_ARG);
     CHECK(MPI_Comm_dup(inter, NULL) == MPI_ERR_ARG);
     /* The group must be part of the local group. */

@@ -513,8 +513,9 @@ static void bad_arguments_return_error_classes(void)
     CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
 }
 
-/* Intercommunicators are refused (their collectives come later). */
-static void intercommunicator_idup_is_refused(void)
+/* MPI_Comm_idup of an intercommunicator, behind a pending collective on
+ * it: the same two groups, and its own messages. */
+static void idup_of_an_intercommunicator(void)
 {
     int n = world_size(), me = world_rank();
     CHECK(n >= 2);
@@ -522,13 +523,27 @@ static void intercommunicator_idup_is_refused(void)
     CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
     CHECK_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 9, &inter));
     CHECK_OK(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
-    MPI_Request req = MPI_REQUEST_NULL;
     MPI_Comm newcomm;
-    /* Collectives are fine (intercoll.c tests them); idup is not yet. */
-    CHECK_OK(MPI_Ibarrier(inter, &req));
-    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    CHECK(MPI_Comm_idup(inter, &newcomm, &req) == MPI_ERR_COMM);
-    CHECK(req == MPI_REQUEST_NULL);
+    /* Queued behind a collective on the same intercommunicator. */
+    MPI_Request reqs[2];
+    CHECK_OK(MPI_Ibarrier(inter, &reqs[0]));
+    CHECK_OK(MPI_Comm_idup(inter, &newcomm, &reqs[1]));
+    CHECK_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+    int flag = 0, remote = -1, lsize = -1;
+    CHECK_OK(MPI_Comm_test_inter(newcomm, &flag));
+    CHECK_OK(MPI_Comm_remote_size(newcomm, &remote));
+    CHECK_OK(MPI_Comm_size(newcomm, &lsize));
+    CHECK(flag && lsize == (me % 2 ? n / 2 : (n + 1) / 2) && remote == n - lsize);
+    /* The duplicate reaches the other group: each rank 0 sends its world rank. */
+    int mine_rank;
+    CHECK_OK(MPI_Comm_rank(newcomm, &mine_rank));
+    if (mine_rank == 0) {
+        int got = -1;
+        CHECK_OK(MPI_Sendrecv(&me, 1, MPI_INT, 0, 4, &got, 1, MPI_INT, 0, 4, newcomm,
+                              MPI_STATUS_IGNORE));
+        CHECK(got == (me % 2 ? 0 : 1));
+    }
+    CHECK_OK(MPI_Comm_free(&newcomm));
     CHECK_OK(MPI_Comm_free(&inter));
     CHECK_OK(MPI_Comm_free(&half));
 }
@@ -577,7 +592,7 @@ static const test_case cases[] = {
     {"mismatch_is_raised_by_wait", mismatch_is_raised_by_wait},
     {"mismatch_at_wait_is_fatal", mismatch_at_wait_is_fatal},
     {"bad_arguments_return_error_classes", bad_arguments_return_error_classes},
-    {"intercommunicator_idup_is_refused", intercommunicator_idup_is_refused},
+    {"idup_of_an_intercommunicator", idup_of_an_intercommunicator},
     {"rank_computes_while_the_collective_proceeds",
      rank_computes_while_the_collective_proceeds},
 };
