@@ -87,7 +87,6 @@ static int host_rank = MPI_PROC_NULL;        /* no host process */
 static int io_rank = MPI_ANY_SOURCE;         /* every rank can do I/O */
 static int wtime_is_global = 1;              /* one clock for the OS process */
 static int appnum = 0;                       /* one application */
-static int last_used_code = MPI_ERR_LASTCODE;
 
 static bool is_predefined(int id)
 {
@@ -112,7 +111,7 @@ static int *predefined_value(int id)
     case MPI_WTIME_IS_GLOBAL: return &wtime_is_global;
     case MPI_APPNUM: return &appnum;
     case MPI_UNIVERSE_SIZE: return &myr_the_job.size;   /* constant while ranks run */
-    default: return &last_used_code;
+    default: return &myr_mpi_last_used_code;
     }
 }
 

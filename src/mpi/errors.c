@@ -2,8 +2,12 @@
  * errors.c — MPI errors: the error classes and their strings, error
  * handlers, and raising an error through the handler of a communicator.
  *
- * Error codes are error classes (no MPI_Add_error_code yet), so
- * MPI_Error_class is the identity on 0..MPI_ERR_LASTCODE.
+ * Codes. The predefined codes are the classes (0..MPI_ERR_LASTCODE), so
+ * MPI_Error_class is the identity on them. MPI_Add_error_class and
+ * MPI_Add_error_code hand out the numbers after MPI_ERR_LASTCODE, one
+ * process-wide sequence shared by every rank (a new class is also a code,
+ * its own class); each remembers its class and an optional string
+ * (MPI_Add_error_string). MPI_LASTUSEDCODE follows the sequence.
  *
  * Handlers. What MPI attaches to a communicator per process is attached per
  * rank here (myr_comm_local_of). The predefined handlers are static objects;
@@ -26,6 +30,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct myr_mpi_errhandler {
@@ -102,17 +107,157 @@ static const char *const class_strings[MPI_ERR_LASTCODE + 1] = {
     [MPI_ERR_IO] = "MPI_ERR_IO: other I/O error",
 };
 
+/* ---- codes and classes the program adds ------------------------------ */
+
+typedef struct user_code {
+    int errclass;              /* itself for a class */
+    char *string;              /* NULL: none given */
+} user_code;
+
+static myr_spinlock codes_lock;
+static user_code *user_codes;  /* [code - MPI_ERR_LASTCODE - 1] */
+static int user_count, user_cap;
+int myr_mpi_last_used_code = MPI_ERR_LASTCODE;
+
+static int user_count_now(void)
+{
+    myr_spin_lock(&codes_lock);
+    int n = user_count;
+    myr_spin_unlock(&codes_lock);
+    return n;
+}
+
 static bool valid_code(int code)
 {
-    return code >= 0 && code <= MPI_ERR_LASTCODE;
+    return code >= 0 && code <= MPI_ERR_LASTCODE + user_count_now();
+}
+
+static bool is_class(int code)
+{
+    if (code >= 0 && code <= MPI_ERR_LASTCODE)
+        return true;
+    bool yes = false;
+    myr_spin_lock(&codes_lock);
+    int i = code - MPI_ERR_LASTCODE - 1;
+    if (i >= 0 && i < user_count)
+        yes = user_codes[i].errclass == code;
+    myr_spin_unlock(&codes_lock);
+    return yes;
 }
 
 static int bad_code(const char *call, int code)
 {
+    int added = user_count_now();
+    if (added == 0)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "invalid error code %d (valid: MPI_SUCCESS..MPI_ERR_LASTCODE, "
+                             "0..%d)", code, MPI_ERR_LASTCODE);
     return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
-                         "invalid error code %d (valid: MPI_SUCCESS..MPI_ERR_LASTCODE, "
-                         "0..%d)", code, MPI_ERR_LASTCODE);
+                         "invalid error code %d (valid: 0..%d, with those of "
+                         "MPI_Add_error_class and MPI_Add_error_code)",
+                         code, MPI_ERR_LASTCODE + added);
 }
+
+/* The string of a valid code into buf (MPI_MAX_ERROR_STRING bytes). */
+static void code_string(int code, char *buf)
+{
+    if (code <= MPI_ERR_LASTCODE) {
+        snprintf(buf, MPI_MAX_ERROR_STRING, "%s", class_strings[code]);
+        return;
+    }
+    myr_spin_lock(&codes_lock);
+    const char *str = user_codes[code - MPI_ERR_LASTCODE - 1].string;
+    snprintf(buf, MPI_MAX_ERROR_STRING, "%s", str ? str : "");
+    myr_spin_unlock(&codes_lock);
+}
+
+/* A new code of class errclass (-1: a new class), or -1 out of memory. */
+static int add_code(int errclass)
+{
+    int code = -1;
+    myr_spin_lock(&codes_lock);
+    if (user_count == user_cap) {
+        int cap = user_cap ? 2 * user_cap : 16;
+        user_code *grown = realloc(user_codes, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            myr_spin_unlock(&codes_lock);
+            return -1;
+        }
+        user_codes = grown;
+        user_cap = cap;
+    }
+    code = MPI_ERR_LASTCODE + 1 + user_count;
+    user_codes[user_count++] = (user_code){errclass < 0 ? code : errclass, NULL};
+    myr_mpi_last_used_code = code;
+    myr_spin_unlock(&codes_lock);
+    return code;
+}
+
+int PMPI_Add_error_class(int *errorclass)
+{
+    static const char call[] = "MPI_Add_error_class";
+    int err;
+    if (!myr_mpi_enter(call, &err))
+        return err;
+    if (!errorclass)
+        return myr_mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "errorclass is NULL");
+    int code = add_code(-1);
+    if (code < 0)
+        return myr_mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "out of memory");
+    *errorclass = code;
+    return MPI_SUCCESS;
+}
+int MPI_Add_error_class(int *errorclass) MYR_PMPI(Add_error_class);
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    static const char call[] = "MPI_Add_error_code";
+    int err;
+    if (!myr_mpi_enter(call, &err))
+        return err;
+    if (!errorcode)
+        return myr_mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "errorcode is NULL");
+    if (!is_class(errorclass))
+        return myr_mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call,
+                             "invalid error class %d (a predefined class, or one from "
+                             "MPI_Add_error_class)", errorclass);
+    int code = add_code(errorclass);
+    if (code < 0)
+        return myr_mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "out of memory");
+    *errorcode = code;
+    return MPI_SUCCESS;
+}
+int MPI_Add_error_code(int errorclass, int *errorcode) MYR_PMPI(Add_error_code);
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    static const char call[] = "MPI_Add_error_string";
+    int err;
+    if (!myr_mpi_enter(call, &err))
+        return err;
+    if (!string)
+        return myr_mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "string is NULL");
+    size_t n = strlen(string);
+    if (n >= MPI_MAX_ERROR_STRING)
+        return myr_mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call,
+                             "string of %zu characters (at most MPI_MAX_ERROR_STRING - 1, %d)",
+                             n, MPI_MAX_ERROR_STRING - 1);
+    if (errorcode <= MPI_ERR_LASTCODE || !valid_code(errorcode))
+        return myr_mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call,
+                             "invalid error code %d (only codes and classes the program "
+                             "added take a string)", errorcode);
+    char *copy = strdup(string);
+    if (!copy)
+        return myr_mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "out of memory");
+    myr_spin_lock(&codes_lock);
+    user_code *u = &user_codes[errorcode - MPI_ERR_LASTCODE - 1];
+    char *old = u->string;
+    u->string = copy;
+    myr_spin_unlock(&codes_lock);
+    free(old);
+    return MPI_SUCCESS;
+}
+int MPI_Add_error_string(int errorcode, const char *string) MYR_PMPI(Add_error_string);
 
 /* Error_string and Error_class need no initialised MPI (as in MPI 4.0):
  * they only read a table. */
@@ -125,8 +270,8 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "resultlen is NULL");
     if (!valid_code(errorcode))
         return bad_code(call, errorcode);
-    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_strings[errorcode]);
-    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    code_string(errorcode, string);
+    *resultlen = (int)strlen(string);
     return MPI_SUCCESS;
 }
 int MPI_Error_string(int errorcode, char *string, int *resultlen) MYR_PMPI(Error_string);
@@ -138,7 +283,13 @@ int PMPI_Error_class(int errorcode, int *errorclass)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "errorclass is NULL");
     if (!valid_code(errorcode))
         return bad_code(call, errorcode);
-    *errorclass = errorcode;
+    if (errorcode <= MPI_ERR_LASTCODE) {
+        *errorclass = errorcode;
+    } else {
+        myr_spin_lock(&codes_lock);
+        *errorclass = user_codes[errorcode - MPI_ERR_LASTCODE - 1].errclass;
+        myr_spin_unlock(&codes_lock);
+    }
     return MPI_SUCCESS;
 }
 int MPI_Error_class(int errorcode, int *errorclass) MYR_PMPI(Error_class);
@@ -376,9 +527,11 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
         return err;
     /* MPI_SUCCESS once the handler has run (and returned): the error is
      * the user's, not this call's. */
+    char what[MPI_MAX_ERROR_STRING] = "(not an MPI error code)";
+    if (valid_code(errorcode))
+        code_string(errorcode, what);
     (void)myr_mpi_error(comm, errorcode, call, "error code %d raised by the program: %s",
-                        errorcode, valid_code(errorcode) ? class_strings[errorcode]
-                                                         : "(not an MPI error class)");
+                        errorcode, what);
     return MPI_SUCCESS;
 }
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) MYR_PMPI(Comm_call_errhandler);

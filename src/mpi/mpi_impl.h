@@ -142,6 +142,9 @@ int myr_inter_coll(const char *call, MPI_Comm ic, const struct myr_coll_args *a)
 int myr_intercomm_connect(const char *call, MPI_Comm ic, myr_rank *self, MPI_Comm local,
                           int color, MPI_Comm *newcomm);
 
+/* The MPI_LASTUSEDCODE attribute's value (errors.c). */
+extern int myr_mpi_last_used_code;
+
 /* The largest tag value (MPI_TAG_UB). */
 #define MYR_TAG_UB 0x7fffffff
 

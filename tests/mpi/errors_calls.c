@@ -425,7 +425,81 @@ static void fatal_after_errors_return_on_self(void)
     MPI_Comm_rank((MPI_Comm)(void *)garbage, &rank);
 }
 
+/* Classes and codes the program adds: numbers after MPI_ERR_LASTCODE, a
+ * code's class, strings (only on added ones), MPI_LASTUSEDCODE, and a
+ * user handler called with an added code. */
+static atomic_int added_code_seen;
+
+static void note_added_code(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    atomic_store(&added_code_seen, *code);
+}
+
+static void added_classes_codes_and_strings(void)
+{
+    CHECK_MPI(MPI_Init(NULL, NULL));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int cls, code, code2, got, len;
+    char s[MPI_MAX_ERROR_STRING];
+    CHECK_MPI(MPI_Add_error_class(&cls));
+    CHECK(cls > MPI_ERR_LASTCODE);
+    CHECK_MPI(MPI_Error_class(cls, &got));
+    CHECK(got == cls);
+    CHECK_MPI(MPI_Error_string(cls, s, &len));
+    CHECK(len == 0 && s[0] == '\0');
+    CHECK_MPI(MPI_Add_error_code(cls, &code));
+    CHECK_MPI(MPI_Add_error_code(MPI_ERR_ARG, &code2));
+    CHECK(code != cls && code2 != code && code2 != cls);
+    CHECK_MPI(MPI_Error_class(code, &got));
+    CHECK(got == cls);
+    CHECK_MPI(MPI_Error_class(code2, &got));
+    CHECK(got == MPI_ERR_ARG);
+    CHECK_MPI(MPI_Add_error_string(code, "the widget overheated"));
+    CHECK_MPI(MPI_Error_string(code, s, &len));
+    CHECK(strcmp(s, "the widget overheated") == 0 && len == (int)strlen(s));
+    CHECK_MPI(MPI_Add_error_string(code, "replaced"));
+    CHECK_MPI(MPI_Error_string(code, s, &len));
+    CHECK(strcmp(s, "replaced") == 0);
+    int *last, flag = 0;
+    CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    CHECK(flag && *last >= code2 && *last >= code && *last >= cls);
+    /* Bad arguments. */
+    char big[MPI_MAX_ERROR_STRING + 1];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    CHECK(MPI_Add_error_string(MPI_ERR_ARG, "no") == MPI_ERR_ARG);
+    CHECK(MPI_Add_error_string(code, big) == MPI_ERR_ARG);
+    CHECK(MPI_Add_error_string(code, NULL) == MPI_ERR_ARG);
+    CHECK(MPI_Add_error_code(code, &got) == MPI_ERR_ARG);   /* a code, not a class */
+    CHECK(MPI_Add_error_code(-4, &got) == MPI_ERR_ARG);
+    CHECK(MPI_Add_error_class(NULL) == MPI_ERR_ARG);
+    CHECK(MPI_Error_class(*last + 1000, &got) == MPI_ERR_ARG);
+    /* A user handler gets the added code. */
+    MPI_Errhandler eh;
+    CHECK_MPI(MPI_Comm_create_errhandler(note_added_code, &eh));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, eh));
+    CHECK_MPI(MPI_Comm_call_errhandler(MPI_COMM_SELF, code));
+    CHECK(atomic_load(&added_code_seen) == code);
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Errhandler_free(&eh));
+    CHECK_MPI(MPI_Finalize());
+}
+
+static void added_code_string_is_printed_when_fatal(void)
+{
+    CHECK_MPI(MPI_Init(NULL, NULL));
+    int cls, code;
+    CHECK_MPI(MPI_Add_error_class(&cls));
+    CHECK_MPI(MPI_Add_error_code(cls, &code));
+    CHECK_MPI(MPI_Add_error_string(code, "the widget overheated"));
+    MPI_Comm_call_errhandler(MPI_COMM_WORLD, code);
+    CHECK(!"MPI_Comm_call_errhandler returned under MPI_ERRORS_ARE_FATAL");
+}
+
 static const test_case cases[] = {
+    {"added_classes_codes_and_strings", added_classes_codes_and_strings},
+    {"added_code_string_is_printed_when_fatal", added_code_string_is_printed_when_fatal},
     {"every_class_has_a_distinct_string", every_class_has_a_distinct_string},
     {"error_class_of_a_class_is_itself", error_class_of_a_class_is_itself},
     {"errors_are_fatal_by_default", errors_are_fatal_by_default},
