@@ -300,6 +300,9 @@ enum {
 #define MYR_MPI_FN(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
 
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
 /* A user reduction (MPI_Op_create): inoutvec[i] = invec[i] op inoutvec[i]
  * for the *len elements of *datatype. */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len,
@@ -361,6 +364,8 @@ MYR_MPI_FN(int, Error_class, (int errorcode, int *errorclass))
 MYR_MPI_FN(int, Add_error_class, (int *errorclass))
 MYR_MPI_FN(int, Add_error_code, (int errorclass, int *errorcode))
 MYR_MPI_FN(int, Add_error_string, (int errorcode, const char *string))
+MYR_MPI_FN(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))
+MYR_MPI_FN(int, Grequest_complete, (MPI_Request request))
 MYR_MPI_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 MYR_MPI_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
 MYR_MPI_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))

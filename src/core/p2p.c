@@ -35,6 +35,8 @@ struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind)
 void myr_request_release(struct myr_mpi_request *r)
 {
     r->magic = MYR_MAGIC_DEAD;
+    if (__builtin_expect(r->release_ext != NULL, 0))
+        r->release_ext(r);
     if (__builtin_expect(r->why != NULL, 0)) {
         free(r->why);
         r->why = NULL;

@@ -35,8 +35,11 @@
 #define MYR_INTERNAL __attribute__((visibility("hidden")))
 
 /* MYR_REQ_COLL: a nonblocking collective (coll/nbc.c), completed by the
- * ULT that runs it; its status carries only MPI_ERROR. */
-typedef enum { MYR_REQ_SEND = 1, MYR_REQ_RECV = 2, MYR_REQ_COLL = 3 } myr_req_kind;
+ * ULT that runs it; its status carries only MPI_ERROR. MYR_REQ_GREQ: a
+ * generalized request (mpi/greq.c), completed by the program. */
+typedef enum {
+    MYR_REQ_SEND = 1, MYR_REQ_RECV = 2, MYR_REQ_COLL = 3, MYR_REQ_GREQ = 4
+} myr_req_kind;
 typedef enum {
     MYR_MODE_STANDARD, MYR_MODE_BUFFERED, MYR_MODE_SYNC, MYR_MODE_READY
 } myr_send_mode;
@@ -76,6 +79,10 @@ struct myr_mpi_request {
     /* A failed collective: what went wrong, in full (malloc'd; freed with
      * the request). NULL otherwise. */
     char *why;
+    /* An upper layer's part of the request (a generalized request's
+     * callbacks), and what releasing the request must do with it. */
+    void *ext;
+    void (*release_ext)(struct myr_mpi_request *r);
 };
 
 /* An envelope: a message that arrived before its receive, or one taken by
@@ -134,6 +141,8 @@ static inline void myr_request_init(struct myr_mpi_request *r, myr_rank *owner,
     r->dest = NULL;
     r->next = r->prev = NULL;
     r->why = NULL;
+    r->ext = NULL;
+    r->release_ext = NULL;
 }
 
 /* A blocking call's own request (`solo`): the calling ULT is its waiter

@@ -142,6 +142,12 @@ int myr_inter_coll(const char *call, MPI_Comm ic, const struct myr_coll_args *a)
 int myr_intercomm_connect(const char *call, MPI_Comm ic, myr_rank *self, MPI_Comm local,
                           int color, MPI_Comm *newcomm);
 
+/* Generalized requests (greq.c): fill the request's status with its
+ * query_fn (returns its error), and run its cancel_fn. */
+struct myr_mpi_request;
+int myr_greq_query(struct myr_mpi_request *r);
+void myr_greq_cancel(struct myr_mpi_request *r);
+
 /* The MPI_LASTUSEDCODE attribute's value (errors.c). */
 extern int myr_mpi_last_used_code;
 

@@ -55,6 +55,8 @@ static int check_requests(const char *call, int count, MPI_Request requests[])
 static int retire(MPI_Request *handle, MPI_Status *status)
 {
     MPI_Request r = *handle;
+    if (r->kind == MYR_REQ_GREQ)
+        myr_greq_query(r);
     MPI_Status st = r->status;
     myr_status_copy(status, &st);
     if (r->persistent) {
@@ -414,8 +416,11 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!myr_request_done(request))
         myr_ult_yield();
     *flag = myr_request_done(request);
-    if (*flag && status)
+    if (*flag && status) {
+        if (request->kind == MYR_REQ_GREQ)
+            myr_greq_query(request);
         myr_status_copy(status, &request->status);
+    }
     return MPI_SUCCESS;
 }
 int MPI_Request_get_status(MPI_Request, int *, MPI_Status *) MYR_PMPI(Request_get_status);
@@ -481,7 +486,9 @@ int PMPI_Cancel(MPI_Request *request)
         (err = check_not_collective(call, *request, "cancelled")))
         return err;
     /* Success or not, the request still completes and must be waited for. */
-    if (is_pending(*request) && !myr_request_done(*request))
+    if ((*request)->kind == MYR_REQ_GREQ)
+        myr_greq_cancel(*request);
+    else if (is_pending(*request) && !myr_request_done(*request))
         myr_p2p_cancel(*request);
     return MPI_SUCCESS;
 }
