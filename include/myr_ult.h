@@ -69,7 +69,9 @@ int myr_initialized(void);
  * *out is its handle (join it exactly once); with out == NULL it is detached
  * and its resources are released when it ends. It is made ready on the
  * calling worker (spawn) or on worker `worker` (spawn_on); idle workers may
- * steal it from there. Callable from any thread, worker or not. */
+ * steal it from there. A ULT placed with spawn_on is anchored there: each
+ * resume makes it ready on that worker again, even after a thief ran it.
+ * Callable from any thread, worker or not. */
 int myr_ult_spawn(myr_ult_t **out, myr_ult_fn fn, void *arg);
 int myr_ult_spawn_on(int worker, myr_ult_t **out, myr_ult_fn fn, void *arg);
 

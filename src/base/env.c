@@ -32,6 +32,13 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "MYR_SPIN_US", "50",
         "Microseconds an idle worker keeps looking for work before it sleeps "
         "on a futex. 0 sleeps at once (lowest CPU use, slower wake-up)."},
+    [MYR_ENV_STEAL_DELAY_US] = {
+        "MYR_STEAL_DELAY_US", "100",
+        "Microseconds a worker that ran out of work waits for its own queues "
+        "to refill before it steals from another worker. Ranks that wait for "
+        "each other (collectives, exchanges) are usually woken within that "
+        "time on their own worker; stealing them sooner moves them, and the "
+        "cache lines they use, to another core. 0 steals at once."},
     [MYR_ENV_NRANKS] = {
         "MYR_NRANKS", "1",
         "Number of MPI ranks the program starts (set by `mpiexec -n`; a "

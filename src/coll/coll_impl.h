@@ -49,6 +49,14 @@ typedef struct coll_group {
     int first, size;       /* ranks first .. first+size-1 */
 } coll_group;
 
+/* How a rank waits in a round (round.c): the ULT acting for it, and the
+ * round numbers its resumer has reached (`woken` before resuming it,
+ * `delivered` after). */
+typedef struct coll_waiter {
+    _Atomic(myr_ult_t *) ult;
+    _Atomic unsigned woken, delivered;
+} coll_waiter;
+
 typedef struct coll_state {
     /* Immutable once published. */
     myr_rank *ranks;       /* the job it was built for */
@@ -57,6 +65,7 @@ typedef struct coll_state {
     int ngroups;
     coll_group *groups;
     coll_slot *slots;      /* one per rank */
+    coll_waiter *waiters;  /* one per rank */
 
     _Alignas(MYR_CACHE_LINE) _Atomic int top_arrived;
     _Alignas(MYR_CACHE_LINE) _Atomic unsigned release;

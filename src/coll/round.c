@@ -18,11 +18,10 @@
  *      completer) resets the top counter, checks that all slots agree
  *      (coll.c), does its part of the collective (coll_complete_X), and
  *      publishes release + 1.
- *   4. Every other rank waits for that in myr_wait_until: suspended, in no
- *      ready queue, until a notification makes it re-check `release`.
- *      Wake-ups form the same tree: the completer notifies the other
- *      groups' leaders and its own group; each leader, when it runs again,
- *      notifies its own group.
+ *   4. Every other rank waits for that suspended, in no ready queue, until
+ *      its resumer wakes it (see coll_round). Wake-ups form the same tree:
+ *      the completer wakes the other groups' leaders and its own group;
+ *      each leader, when it runs again, wakes its own group.
  *   5. After the release, each rank does its part (coll_finish_X).
  *
  * The completer's part either does the whole collective (small data: it
@@ -68,12 +67,15 @@
  *   finished with this one.
  * - In a parallel phase each rank writes only its own share of the
  *   receive buffers and of scratch, disjoint from every other rank's.
- * - A leader's identity (`leader`) may be overwritten by the next round of
- *   its group while the completer is still notifying; that can only happen
- *   if the old leader already saw the release, so it needs no notification.
+ * - A group's `leader` cannot change while the completer reads it: the
+ *   group's next round needs the leader to have left this one, which it
+ *   does only once the completer has woken it. Likewise a rank's waiter
+ *   entry is rewritten only in its next round, after its wake-up.
  */
 #include "coll/coll_impl.h"
+#include "ult/core_api.h"
 
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +85,7 @@ void coll_state_free(coll_state *s)
 {
     free(s->groups);
     free(s->slots);
+    free(s->waiters);
     free(s->scratch);
     free(s->results);
     free(s);
@@ -101,7 +104,8 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
     s->ngroups = workers < 1 ? 1 : workers < size ? workers : size;
     s->groups = aligned_alloc(MYR_CACHE_LINE, (size_t)s->ngroups * sizeof *s->groups);
     s->slots = calloc((size_t)size, sizeof *s->slots);
-    if (!s->groups || !s->slots) {
+    s->waiters = calloc((size_t)size, sizeof *s->waiters);
+    if (!s->groups || !s->slots || !s->waiters) {
         coll_state_free(s);
         return NULL;
     }
@@ -185,26 +189,22 @@ coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
 
 /* ---- rounds ------------------------------------------------------------- */
 
-typedef struct round_wait {
-    coll_state *s;
-    unsigned gen;
-} round_wait;
-
-/* Sequentially consistent, as is the store of `release`: myr_wait_notify
- * skips ranks that are not (yet) in myr_wait_until, which is only safe if
- * the publication and its check are ordered with the waiter's
- * registration (wait.c). */
-static bool round_released(void *arg)
+/* Wake rank r from its wait for release `gen` + 1. */
+static void wake(coll_state *s, int r, unsigned gen)
 {
-    round_wait *w = arg;
-    return atomic_load(&w->s->release) != w->gen;
+    coll_waiter *w = &s->waiters[r];
+    myr_ult_t *u = atomic_load_explicit(&w->ult, memory_order_relaxed);
+    atomic_store_explicit(&w->woken, gen + 1, memory_order_release);
+    myr_ult_resume_internal(u);
+    /* From here on this resumer no longer touches u: it may leave. */
+    atomic_store_explicit(&w->delivered, gen + 1, memory_order_release);
 }
 
-static void notify_group(coll_state *s, const coll_group *grp, int except)
+static void wake_group(coll_state *s, const coll_group *grp, int except, unsigned gen)
 {
     for (int r = grp->first; r < grp->first + grp->size; r++)
         if (r != except)
-            myr_wait_notify(coll_state_rank(s, r));
+            wake(s, r, gen);
 }
 
 int coll_fail(coll_state *s, int errclass, const char *fmt, ...)
@@ -246,12 +246,32 @@ bool coll_scratch_reserve(coll_state *s, size_t bytes)
 }
 
 /* `mine` NULL: a plain barrier (no slot written, no completer work, so
- * ranks may still read the previous round's slots). */
+ * ranks may still read the previous round's slots).
+ *
+ * Waiting is a bare suspend, not the rank's wait cell (core/wait.c): in a
+ * round exactly one wake-up is owed to each waiting rank, by a known
+ * resumer (its group's leader; for a leader, the completer), after the
+ * release. So a waiter records which ULT acts for it and suspends, and a
+ * wake-up is one CAS and a queue push, with no lock.
+ *
+ * A suspend may also return for a resume left pending by an earlier wait
+ * of the same ULT (core's waits tolerate spurious wake-ups, so they may
+ * leave one behind): hence the loop on `woken`, which the resumer sets
+ * before resuming, so that its resume cannot be consumed by a suspend
+ * that is about to give up. The waiter then waits for `delivered` (a few
+ * instructions later) before it leaves: a ULT that ends after its round
+ * (a nonblocking collective's runner) must not be resumed once its
+ * descriptor may serve another ULT. Both leave at most one resume pending
+ * on a ULT that is alive, which later waits tolerate in the same way. */
 void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
 {
+    (void)self;
     unsigned gen = atomic_load_explicit(&s->release, memory_order_acquire);
     if (mine)
         s->slots[me] = *mine;
+    /* Published to the resumer by the arrival below (acq_rel chain). */
+    coll_waiter *w = &s->waiters[me];
+    atomic_store_explicit(&w->ult, myr_ult_self_internal(), memory_order_relaxed);
     int g = (int)((long long)me * s->ngroups / s->size);
     coll_group *grp = &s->groups[g];
     bool leader = false;
@@ -264,22 +284,26 @@ void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
             atomic_store_explicit(&s->top_arrived, 0, memory_order_relaxed);
             if (mine)
                 coll_complete(s, mine);
-            atomic_store(&s->release, gen + 1);   /* seq_cst: see round_released */
-            /* A leader read here may already belong to the group's next
-             * round (see the invariants above): then it needs no wake-up,
-             * and the extra one is harmless. */
+            atomic_store_explicit(&s->release, gen + 1, memory_order_release);
             for (int h = 0; h < s->ngroups; h++)
                 if (h != g)
-                    myr_wait_notify(coll_state_rank(
-                        s, atomic_load_explicit(&s->groups[h].leader, memory_order_relaxed)));
-            notify_group(s, grp, me);
+                    wake(s, atomic_load_explicit(&s->groups[h].leader, memory_order_relaxed),
+                         gen);
+            wake_group(s, grp, me, gen);
             return;
         }
     }
-    round_wait w = {s, gen};
-    myr_wait_until(self, round_released, &w);
+    while (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1)
+        myr_ult_suspend_internal();
+    for (unsigned spins = 0;
+         atomic_load_explicit(&w->delivered, memory_order_acquire) != gen + 1; spins++) {
+        if (spins < 256)
+            myr_cpu_relax();
+        else
+            sched_yield();   /* the resumer's kernel thread was preempted */
+    }
     if (leader)
-        notify_group(s, grp, me);
+        wake_group(s, grp, me, gen);
 }
 
 int coll_round_end_phase(coll_state *s, myr_rank *self, int me, const char **why)

@@ -50,6 +50,8 @@ struct myr_ult {
     myr_qnode qnode;                  /* link in an inbox */
     _Atomic unsigned state;
     struct myr_worker *worker;        /* running on, or home when not */
+    struct myr_worker *anchor;        /* spawn_on's worker, where every resume
+                                         makes it ready (NULL: its home) */
     myr_fiber fiber;
     myr_stack *stack;                 /* NULL until first run (lazy) */
     const uint64_t *canary;           /* checked at every switch-out: the
@@ -123,6 +125,7 @@ typedef struct myr_runtime {
     long max_map_count;               /* vm.max_map_count at init */
     myr_stack_depot stack_depot;      /* stacks shared between workers' pools */
     long spin_ns;
+    long steal_delay_ns;   /* MYR_STEAL_DELAY_US */
     bool bind;
     bool initialized;
     myr_ult *main_ult;

@@ -33,7 +33,14 @@
  * Home and locality. ult->worker is the worker the ULT runs on, or last ran
  * on: its home. resume makes a ULT ready at home (deque when the resumer is
  * the home worker itself, inbox otherwise). A thief that takes a ULT makes
- * itself the ULT's new home.
+ * itself the ULT's new home, except for a ULT placed with spawn_on (MPI
+ * ranks): that one is anchored, and every resume makes it ready at its
+ * anchor again, so a thief runs it only until it next blocks. Ranks that
+ * synchronise through per-worker counters (coll/round.c) stay with the
+ * ranks they were grouped with.
+ *
+ * Stealing waits MYR_STEAL_DELAY_US after a worker runs dry (find_work):
+ * its own ULTs are usually about to be resumed there.
  *
  * Sleeping without lost wake-ups (Dekker on sequentially consistent ops):
  *   sleeper:  sleep_state = SLEEPING; n_sleeping++;  then re-check every
@@ -337,7 +344,7 @@ void myr_sched_notify_idle(void)
 /* Make a RUNNABLE (just resumed or spawned) ULT ready at its home. */
 void myr_sched_make_ready(myr_ult *u)
 {
-    myr_worker *home = u->worker;
+    myr_worker *home = u->anchor ? u->anchor : u->worker;
     if (__builtin_expect(home == NULL, 0)) {
         myr_external_wake(u);  /* an adopted kernel thread: no queue */
         return;
@@ -368,13 +375,25 @@ static myr_ult *find_work(myr_worker *w)
 {
     myr_ult *u = NULL;
     atomic_store_explicit(&w->looking, 1, memory_order_relaxed);
-    long spin_until = now_ns() + myr_rt.spin_ns;
+    long now = now_ns(), spin_until = now + myr_rt.spin_ns;
+    /* Steal only after a delay (MYR_STEAL_DELAY_US): this worker's ULTs
+     * are often about to be woken here, and a stolen rank drags its cache
+     * lines to the thief. Once woken from a sleep, steal at once: the
+     * waker saw work to take. */
+    long steal_from = now + myr_rt.steal_delay_ns;
+    bool may_steal = myr_rt.steal_delay_ns == 0;
     for (unsigned round = 0;; round++) {
-        if ((u = local_next(w)) || (u = steal(w)))
+        if ((u = local_next(w)) || (may_steal && (u = steal(w))))
             break;
         if (atomic_load_explicit(&myr_rt.shutdown, memory_order_acquire))
             break;
-        if (round % 16 != 15 || now_ns() < spin_until) {
+        if (round % 16 != 15) {
+            myr_cpu_relax();
+            continue;
+        }
+        if ((now = now_ns()) >= steal_from)
+            may_steal = true;
+        if (now < spin_until) {
             myr_cpu_relax();
             continue;
         }
@@ -391,6 +410,7 @@ static myr_ult *find_work(myr_worker *w)
         }
         atomic_fetch_sub(&myr_rt.n_sleeping, 1);
         spin_until = now_ns() + myr_rt.spin_ns;
+        may_steal = true;
     }
     atomic_store_explicit(&w->looking, 0, memory_order_relaxed);
     /* More ready work than the one ULT we take: let a sleeper steal it. */
@@ -495,6 +515,8 @@ static void cb_migrate(void *arg)
     myr_canary_check(u);
     myr_worker *target = u->migrate_to;
     u->worker = target;
+    if (u->anchor)
+        u->anchor = target;
     myr_inbox_push(&target->inbox, &u->qnode);
     myr_sched_wake(target);
 }

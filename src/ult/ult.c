@@ -114,7 +114,7 @@ const char *myr_strerror(int err)
     }
 }
 
-static int spawn(myr_worker *target, myr_ult **out, myr_ult_fn fn, void *arg)
+static int spawn(myr_worker *target, bool anchored, myr_ult **out, myr_ult_fn fn, void *arg)
 {
     if (out)
         *out = NULL;
@@ -140,6 +140,7 @@ static int spawn(myr_worker *target, myr_ult **out, myr_ult_fn fn, void *arg)
                     : &myr_rt.workers[atomic_fetch_add(&myr_rt.spawn_rr, 1) %
                                       (unsigned)myr_rt.nworkers];
     u->worker = target;
+    u->anchor = anchored ? target : NULL;
     if (out)
         *out = u;
     myr_sched_make_ready(u);
@@ -148,7 +149,7 @@ static int spawn(myr_worker *target, myr_ult **out, myr_ult_fn fn, void *arg)
 
 int myr_ult_spawn(myr_ult **out, myr_ult_fn fn, void *arg)
 {
-    return spawn(NULL, out, fn, arg);
+    return spawn(NULL, false, out, fn, arg);
 }
 
 int myr_ult_spawn_on(int worker, myr_ult **out, myr_ult_fn fn, void *arg)
@@ -159,7 +160,7 @@ int myr_ult_spawn_on(int worker, myr_ult **out, myr_ult_fn fn, void *arg)
         return MYR_ERR_STATE;
     if (worker < 0 || worker >= myr_rt.nworkers)
         return MYR_ERR_ARG;
-    return spawn(&myr_rt.workers[worker], out, fn, arg);
+    return spawn(&myr_rt.workers[worker], true, out, fn, arg);
 }
 
 int myr_ult_join(myr_ult *u, void **result)

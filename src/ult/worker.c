@@ -24,6 +24,7 @@
 
 #define DEFAULT_STACK_SIZE (1u << 20)
 #define DEFAULT_SPIN_US 50
+#define DEFAULT_STEAL_DELAY_US 100
 #define STACK_POOL_MAX 256
 
 myr_runtime myr_rt;
@@ -175,6 +176,15 @@ static int read_config(const myr_config_t *cfg)
         return MYR_ERR_ARG;
     }
     myr_rt.spin_ns = n * 1000;
+
+    n = DEFAULT_STEAL_DELAY_US;
+    if ((v = myr_env_get(MYR_ENV_STEAL_DELAY_US)) &&
+        (myr_env_parse_long(v, &n) != 0 || n > 1000000)) {
+        fprintf(stderr, "myriad: MYR_STEAL_DELAY_US=%s is not a number of "
+                        "microseconds (0..1000000)\n", v);
+        return MYR_ERR_ARG;
+    }
+    myr_rt.steal_delay_ns = n * 1000;
     return MYR_OK;
 }
 
