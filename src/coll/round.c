@@ -189,13 +189,14 @@ coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
 
 /* ---- rounds ------------------------------------------------------------- */
 
-/* Wake rank r from its wait for release `gen` + 1. */
+/* Wake rank r from its wait for release `gen` + 1 (one of a batch: the
+ * caller ends it with myr_ult_resume_batch_end). */
 static void wake(coll_state *s, int r, unsigned gen)
 {
     coll_waiter *w = &s->waiters[r];
     myr_ult_t *u = atomic_load_explicit(&w->ult, memory_order_relaxed);
     atomic_store_explicit(&w->woken, gen + 1, memory_order_release);
-    myr_ult_resume_internal(u);
+    myr_ult_resume_batch_internal(u);
     /* From here on this resumer no longer touches u: it may leave. */
     atomic_store_explicit(&w->delivered, gen + 1, memory_order_release);
 }
@@ -205,6 +206,7 @@ static void wake_group(coll_state *s, const coll_group *grp, int except, unsigne
     for (int r = grp->first; r < grp->first + grp->size; r++)
         if (r != except)
             wake(s, r, gen);
+    myr_ult_resume_batch_end();
 }
 
 int coll_fail(coll_state *s, int errclass, const char *fmt, ...)

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "arch/cpu.h"
+#include "ult/core_api.h"
 
 /* ---- spin lock for short critical sections (no switch inside) -------- */
 
@@ -436,7 +437,7 @@ extern myr_job myr_the_job;
 /* The rank the calling ULT acts for, or NULL outside any rank. */
 static inline myr_rank *myr_rank_self(void)
 {
-    return (myr_rank *)myr_ult_inherited();
+    return (myr_rank *)myr_ult_inherited_internal();
 }
 
 /* Allocate the job's ranks (not started). 0 on success. */

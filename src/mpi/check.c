@@ -1,7 +1,7 @@
 /* check.c — argument checks shared by the MPI entry points (mpi_impl.h). */
 #include "mpi/mpi_impl.h"
 
-myr_rank *myr_mpi_enter(const char *call, int *err)
+myr_rank *myr_mpi_enter_slow(const char *call, int *err)
 {
     myr_rank *self = myr_rank_self();
     if (!self) {

@@ -44,7 +44,16 @@ void myr_mpi_rank_ended_uninitialized(myr_rank *r);
 
 /* The calling rank, after checking MPI is initialised and not finalized
  * (an error is raised and NULL returned otherwise; *err gets the code). */
-myr_rank *myr_mpi_enter(const char *call, int *err);
+myr_rank *myr_mpi_enter_slow(const char *call, int *err);
+static inline myr_rank *myr_mpi_enter(const char *call, int *err)
+{
+    myr_rank *self = myr_rank_self();
+    if (__builtin_expect(self && self->init_state == 1, 1)) {
+        *err = MPI_SUCCESS;
+        return self;
+    }
+    return myr_mpi_enter_slow(call, err);
+}
 
 /* Argument checks: MPI_SUCCESS, or the raised error's code. */
 int myr_check_comm(const char *call, MPI_Comm comm);

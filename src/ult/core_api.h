@@ -43,6 +43,25 @@ static inline int myr_ult_resume_internal(myr_ult_t *ult)
     return myr_ult_resume_slow(ult);
 }
 
+/* myr_ult_resume_internal for one of a batch of resumes: the caller calls
+ * myr_ult_resume_batch_end() after the last one (one wake-up check of the
+ * idle workers for the whole batch, instead of a fence per resume). */
+static inline int myr_ult_resume_batch_internal(myr_ult_t *ult)
+{
+    unsigned s = ULT_SUSPENDED;
+    if (__builtin_expect(ult != NULL, 1) &&
+        atomic_compare_exchange_strong(&ult->state, &s, ULT_RUNNABLE)) {
+        myr_sched_make_ready_quiet(ult);
+        return MYR_OK;
+    }
+    return myr_ult_resume_slow(ult);
+}
+
+static inline void myr_ult_resume_batch_end(void)
+{
+    myr_sched_notify_idle();
+}
+
 /* myr_ult_self: the running ULT (or the adopted kernel thread's descriptor,
  * external.c), NULL elsewhere. Read afresh after any switch
  * (myr_worker_current, internal.h). */

@@ -186,6 +186,9 @@ void myr_external_wake(myr_ult *u);
 /* sched.c */
 void myr_sched_loop(myr_worker *w);
 void myr_sched_make_ready(myr_ult *u);
+/* The same, except that a ULT queued on the caller's own deque wakes no
+ * sleeper: the caller calls myr_sched_notify_idle once after a batch. */
+void myr_sched_make_ready_quiet(myr_ult *u);
 void myr_sched_notify_idle(void);
 void myr_sched_wake(myr_worker *w);
 void myr_sched_wake_all(void);

@@ -341,6 +341,15 @@ void myr_sched_notify_idle(void)
     }
 }
 
+void myr_sched_make_ready_quiet(myr_ult *u)
+{
+    myr_worker *home = u->anchor ? u->anchor : u->worker;
+    if (home != NULL && myr_worker_current() == home)
+        push_local(home, u);
+    else
+        myr_sched_make_ready(u);
+}
+
 /* Make a RUNNABLE (just resumed or spawned) ULT ready at its home. */
 void myr_sched_make_ready(myr_ult *u)
 {
