@@ -16,19 +16,37 @@
  *
  * The scheduler checks canaries when a ULT switches out or ends
  * (myr_canary_check, internal.h) and calls myr_overflow_canary.
+ *
+ * Crash reports. Any other SIGSEGV or SIGBUS, and SIGFPE, SIGILL and
+ * SIGABRT, that the program had left at their default action (a sanitizer's
+ * or the program's own handler keeps its signal) end the job with a report
+ * instead of a bare core dump: which ULT (an MPI rank's is named "MPI rank
+ * N"), the signal and its cause, and a backtrace of the ULT's own stack
+ * (glibc's backtrace unwinds through the signal frame into it; the entry
+ * trampoline ends the unwinding, arch/context_*.S). Then the process exits
+ * with 128 + the signal number, as a shell reports a death by that signal.
+ * backtrace() is not formally async-signal-safe: it is called once at
+ * install time so that its one-time loading of libgcc_s is done.
  */
 #include "ult/internal.h"
 
+#include <dlfcn.h>
+#include <elf.h>
+#include <execinfo.h>
+#include <link.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "base/diag.h"
 
-static struct sigaction previous_segv, previous_bus;
+static struct sigaction previous_segv, previous_bus, previous_fpe, previous_ill, previous_abrt;
 static int installed;
 
 static uintptr_t fault_sp(void *uctx)
@@ -137,6 +155,185 @@ _Noreturn void myr_overflow_canary(const myr_ult *u)
     abort();
 }
 
+static struct sigaction *previous_of(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return &previous_segv;
+    case SIGBUS: return &previous_bus;
+    case SIGFPE: return &previous_fpe;
+    case SIGILL: return &previous_ill;
+    default: return &previous_abrt;
+    }
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    default: return "SIGABRT";
+    }
+}
+
+static const char *signal_cause(int sig, const siginfo_t *si)
+{
+    switch (sig) {
+    case SIGSEGV:
+        return si->si_code == SEGV_ACCERR ? "invalid permissions for mapped object"
+                                          : "invalid memory reference";
+    case SIGBUS: return "bus error (misaligned or beyond the end of a mapped file)";
+    case SIGFPE:
+        switch (si->si_code) {
+        case FPE_INTDIV: return "integer divide by zero";
+        case FPE_INTOVF: return "integer overflow";
+        case FPE_FLTDIV: return "floating-point divide by zero";
+        default: return "arithmetic exception";
+        }
+    case SIGILL: return "illegal instruction";
+    default: return "aborted (abort(), or a failed assert)";
+    }
+}
+
+static uintptr_t fault_pc(void *uctx)
+{
+    ucontext_t *uc = uctx;
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.pc;
+#endif
+}
+
+extern char **environ;
+
+/* addr2line's "function at file:line" for `offset` in the object at `path`
+ * (written straight to stderr); false when it could not run. */
+static bool symbolize(const char *path, uintptr_t offset)
+{
+    myr_diag_buf hex = {.len = 0};
+    myr_diag_hex(&hex, offset);
+    hex.text[hex.len] = '\0';
+    char *argv[] = {"addr2line", "-C", "-f", "-i", "-p", "-e", (char *)path, hex.text, NULL};
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return false;
+    posix_spawn_file_actions_adddup2(&fa, 2, 1);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "addr2line", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return false;
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        continue;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* "  #2 ./prog+0x963: poke at prog.c:6". Return addresses (all frames but
+ * the faulting one) are moved back into the call instruction. */
+static void print_frame(int i, void *addr, bool is_return)
+{
+    uintptr_t a = (uintptr_t)addr - (is_return ? 1 : 0);
+    myr_diag_buf b = {.len = 0};
+    myr_diag_str(&b, "  #");
+    myr_diag_ulong(&b, (unsigned long)i);
+    myr_diag_str(&b, " ");
+    Dl_info info;
+    if (!dladdr((void *)a, &info) || !info.dli_fname || !info.dli_fbase) {
+        myr_diag_hex(&b, a);
+        myr_diag_str(&b, "\n");
+        myr_diag_flush(&b);
+        return;
+    }
+    /* Shared objects and PIE programs are symbolised by offset. */
+    const ElfW(Ehdr) *eh = info.dli_fbase;
+    uintptr_t where = eh->e_type == ET_DYN ? a - (uintptr_t)info.dli_fbase : a;
+    myr_diag_str(&b, info.dli_fname);
+    myr_diag_str(&b, "+");
+    myr_diag_hex(&b, where);
+    myr_diag_str(&b, ": ");
+    myr_diag_flush(&b);
+    if (!symbolize(info.dli_fname, where)) {
+        myr_diag_str(&b, info.dli_sname ? info.dli_sname : "??");
+        myr_diag_str(&b, "\n");
+        myr_diag_flush(&b);
+    }
+}
+
+/* "myriad: MPI rank 3 (ULT 9) on worker 1 received SIGSEGV (invalid memory
+ * reference at 0x0)", its backtrace, and the end of the process. */
+static _Noreturn void report_crash(int sig, const siginfo_t *si, void *uctx)
+{
+    myr_worker *w = myr_worker_current();
+    const myr_ult *u = w ? w->current : myr_tls_external;
+    myr_diag_buf b = {.len = 0};
+    myr_diag_str(&b, "myriad: ");
+    if (u && u->name[0]) {
+        myr_diag_str(&b, u->name);
+        myr_diag_str(&b, " (ULT ");
+        myr_diag_ulong(&b, u->id);
+        myr_diag_str(&b, ")");
+    } else if (u) {
+        myr_diag_str(&b, "ULT ");
+        myr_diag_ulong(&b, u->id);
+    } else {
+        myr_diag_str(&b, "a thread outside any ULT");
+    }
+    if (u && u->worker) {
+        myr_diag_str(&b, " on worker ");
+        myr_diag_ulong(&b, (unsigned long)u->worker->index);
+    } else if (u) {
+        myr_diag_str(&b, " (a kernel thread it created)");
+    }
+    myr_diag_str(&b, " received ");
+    myr_diag_str(&b, signal_name(sig));
+    myr_diag_str(&b, " (");
+    myr_diag_str(&b, signal_cause(sig, si));
+    if (sig == SIGSEGV || sig == SIGBUS) {
+        myr_diag_str(&b, " at ");
+        myr_diag_hex(&b, (unsigned long)(uintptr_t)si->si_addr);
+    }
+    myr_diag_str(&b, ")\nmyriad: backtrace");
+    if (u && u->name[0]) {
+        myr_diag_str(&b, " of ");
+        myr_diag_str(&b, u->name);
+    }
+    myr_diag_str(&b, " (innermost first):\n");
+    myr_diag_flush(&b);
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    /* The handler's own frames and the signal trampoline come first: start
+     * at the interrupted instruction. */
+    int first = 0;
+    uintptr_t pc = fault_pc(uctx);
+    for (int i = 0; i < n; i++)
+        if ((uintptr_t)frames[i] == pc) {
+            first = i;
+            break;
+        }
+    for (int i = first; i < n; i++)
+        print_frame(i - first, frames[i], i > first);
+    myr_diag_str(&b, "myriad: ending the job (exit status ");
+    myr_diag_ulong(&b, 128u + (unsigned)sig);
+    myr_diag_str(&b, ")\n");
+    myr_diag_flush(&b);
+    _exit(128 + sig);
+}
+
+/* A signal we watch that is not a stack overflow: the program's (or a
+ * sanitizer's) handler if one was there before us, else the report. */
+static void not_an_overflow(int sig, siginfo_t *si, void *uctx)
+{
+    struct sigaction *prev = previous_of(sig);
+    if (!(prev->sa_flags & SA_SIGINFO) && prev->sa_handler == SIG_DFL)
+        report_crash(sig, si, uctx);
+    /* Let the previous disposition handle it when the faulting
+     * instruction runs again (for SIGABRT: when abort() raises it again). */
+    sigaction(sig, prev, NULL);
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
     myr_worker *w = myr_worker_current();
@@ -155,9 +352,12 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
         if (!myr_stack_canary_intact(s))
             myr_overflow_canary(u);
     }
-    /* Not ours: let the previous disposition handle it when the faulting
-     * instruction runs again. */
-    sigaction(sig, sig == SIGSEGV ? &previous_segv : &previous_bus, NULL);
+    not_an_overflow(sig, si, uctx);
+}
+
+static void on_crash(int sig, siginfo_t *si, void *uctx)
+{
+    not_an_overflow(sig, si, uctx);
 }
 
 int myr_overflow_install(void)
@@ -172,6 +372,14 @@ int myr_overflow_install(void)
     if (sigaction(SIGSEGV, &sa, &previous_segv) != 0 ||
         sigaction(SIGBUS, &sa, &previous_bus) != 0)
         return -1;
+    sa.sa_sigaction = on_crash;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    if (sigaction(SIGFPE, &sa, &previous_fpe) != 0 ||
+        sigaction(SIGILL, &sa, &previous_ill) != 0 ||
+        sigaction(SIGABRT, &sa, &previous_abrt) != 0)
+        return -1;
+    void *warm[1];
+    backtrace(warm, 1);   /* loads libgcc_s now, not in a handler */
     installed = 1;
     return 0;
 }
@@ -182,6 +390,9 @@ void myr_overflow_uninstall(void)
         return;
     sigaction(SIGSEGV, &previous_segv, NULL);
     sigaction(SIGBUS, &previous_bus, NULL);
+    sigaction(SIGFPE, &previous_fpe, NULL);
+    sigaction(SIGILL, &previous_ill, NULL);
+    sigaction(SIGABRT, &previous_abrt, NULL);
     installed = 0;
 }
 
