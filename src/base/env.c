@@ -50,8 +50,16 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "(not `write(2)` nor C++ streams)."},
     [MYR_ENV_MPIEXEC_TIMEOUT] = {
         "MPIEXEC_TIMEOUT", "0 (no limit)",
-        "Seconds after which `mpiexec` ends the job (exit status 124), "
-        "unless `-timeout` is given."},
+        "Seconds after which the job ends (exit status 124) with a report of "
+        "what every rank is doing (`mpiexec -timeout` sets it; a program run "
+        "on its own honours it too)."},
+    [MYR_ENV_DEADLOCK] = {
+        "MYR_DEADLOCK", "1",
+        "`1`: when every rank waits inside MPI and none can go on (all "
+        "workers idle, no thread of the program running), print what each "
+        "rank waits for and end the job with exit status 85. A rank that "
+        "computes, sleeps or blocks in a system call is running, so it is "
+        "never taken for a deadlock. `0`: no check."},
     [MYR_ENV_PRIVATIZE] = {
         "MYR_PRIVATIZE", "auto",
         "Whether each rank gets its own copy of the program's global and "

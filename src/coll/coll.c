@@ -233,6 +233,7 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const ch
         return MPI_ERR_NO_MEM;
     }
     int me = myr_comm_rank(comm, self);
+    self->coll_comm = comm;   /* for the reports */
     coll_slot mine;
     slot_fill(&mine, a, me, s->size);
     coll_round(s, self, me, &mine);

@@ -143,6 +143,7 @@ int myr_coll_comm_split(MPI_Comm parent, myr_rank *self, int color, int key,
         return MPI_ERR_NO_MEM;
     }
     int me = myr_comm_rank(parent, self);
+    self->coll_comm = parent;   /* for the reports */
     coll_slot mine = {.kind = COLL_CREATE, .color = color, .key = key};
     coll_round(s, self, me, &mine);
     if (s->err != MPI_SUCCESS) {

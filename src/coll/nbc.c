@@ -199,5 +199,6 @@ void myr_coll_nb_drain(MPI_Comm comm, myr_rank *self)
      * as part of itself: the queue cannot empty before it returns. */
     if (atomic_load_explicit(&q->runner, memory_order_relaxed) == myr_ult_self_internal())
         return;
-    myr_wait_until(self, queue_empty, &q->pending);
+    myr_wait_until(self, queue_empty, &q->pending,
+                   &(myr_wait_note){.kind = MYR_WAIT_NB_COLLECTIVES, .comm = comm});
 }

@@ -267,7 +267,6 @@ bool coll_scratch_reserve(coll_state *s, size_t bytes)
  * on a ULT that is alive, which later waits tolerate in the same way. */
 void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
 {
-    (void)self;
     unsigned gen = atomic_load_explicit(&s->release, memory_order_acquire);
     if (mine)
         s->slots[me] = *mine;
@@ -295,8 +294,14 @@ void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
             return;
         }
     }
-    while (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1)
-        myr_ult_suspend_internal();
+    if (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1) {
+        myr_wait_note_set(self, &(myr_wait_note){.kind = MYR_WAIT_COLLECTIVE, .what = s,
+                                                 .comm = self->coll_comm});
+        do
+            myr_ult_suspend_internal();
+        while (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1);
+        myr_wait_note_clear(self);
+    }
     for (unsigned spins = 0;
          atomic_load_explicit(&w->delivered, memory_order_acquire) != gen + 1; spins++) {
         if (spins < 256)

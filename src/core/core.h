@@ -409,6 +409,30 @@ typedef struct myr_bsend_state {
     _Atomic size_t used;      /* bytes reserved by messages in flight */
 } myr_bsend_state;
 
+/* What a blocked ULT of a rank waits for, for the deadlock and time-limit
+ * reports (launch/watchdog.c). Written by the waiter just before it
+ * suspends, cleared when it goes on; read by the report while every rank
+ * is frozen (deadlock), or as a best effort (time limit). With several
+ * ULTs of a rank waiting at once, the latest one's. */
+typedef enum myr_wait_kind {
+    MYR_WAIT_NONE = 0,
+    MYR_WAIT_REQUEST,       /* what: struct myr_mpi_request * */
+    MYR_WAIT_REQUESTS,      /* what: MPI_Request[n] (Waitall, Waitany, Waitsome) */
+    MYR_WAIT_PROBE,         /* comm, peer (source), tag */
+    MYR_WAIT_COLLECTIVE,    /* comm; what: the collective state (coll layer) */
+    MYR_WAIT_NB_COLLECTIVES,/* comm: its nonblocking collectives must finish first */
+    MYR_WAIT_FINALIZE,      /* the other ranks must reach MPI_Finalize */
+    MYR_WAIT_BSEND,         /* MPI_Buffer_detach: buffered messages not yet received */
+} myr_wait_kind;
+
+typedef struct myr_wait_note {
+    myr_wait_kind kind;
+    const void *what;
+    int n;
+    MPI_Comm comm;
+    int peer, tag;
+} myr_wait_note;
+
 typedef struct myr_rank {
     int world_rank;
     myr_ult_t *ult;                  /* the rank's main ULT */
@@ -422,7 +446,27 @@ typedef struct myr_rank {
     struct myr_attr *predefined_type_attrs;   /* on MPI_INT... (mpi/attr.c) */
     int exit_code;                   /* main's return value */
     bool returned;                   /* main returned */
+    /* For the reports: the MPI function a ULT of the rank entered last,
+     * the communicator of its latest blocking collective, and what it is
+     * blocked on (see myr_wait_note). */
+    _Atomic(const char *) last_call;
+    MPI_Comm coll_comm;
+    _Atomic int waiting_kind;        /* myr_wait_kind of `waiting`, NONE: not blocked */
+    myr_wait_note waiting;
 } myr_rank;
+
+/* Record what the calling ULT of r is about to block on, and that it no
+ * longer is. */
+static inline void myr_wait_note_set(myr_rank *r, const myr_wait_note *note)
+{
+    r->waiting = *note;
+    atomic_store_explicit(&r->waiting_kind, note->kind, memory_order_release);
+}
+
+static inline void myr_wait_note_clear(myr_rank *r)
+{
+    atomic_store_explicit(&r->waiting_kind, MYR_WAIT_NONE, memory_order_relaxed);
+}
 
 typedef struct myr_job {
     int size;                        /* ranks in the job */
@@ -473,8 +517,9 @@ myr_rank *myr_comm_peer(MPI_Comm comm, myr_rank *self, int rank);
 /* ---- waiting ----------------------------------------------------------- */
 
 /* Block the calling ULT (of rank `r`) until done(arg) is true. done() is
- * re-evaluated after every completion notified to r. */
-void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg);
+ * re-evaluated after every completion notified to r. `note` (may be NULL)
+ * says what it waits for, for the reports. */
+void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg, const myr_wait_note *note);
 /* Something r may wait for has completed: wake r's sleepers. The
  * completion must be published with a sequentially consistent store or
  * read-modify-write before this call: the notifier skips everything when no

@@ -121,18 +121,23 @@ void myr_request_wait(myr_rank *self, struct myr_mpi_request *r)
 {
     if (myr_request_done(r))
         return;
+    myr_wait_note note = {.kind = MYR_WAIT_REQUEST, .what = r};
     if (r->solo) {
+        myr_wait_note_set(self, &note);
         wait_claimed(r);  /* registered by myr_request_init_solo */
+        myr_wait_note_clear(self);
         return;
     }
     myr_ult_t *expected = NULL;
     if (atomic_compare_exchange_strong(&r->waiter, &expected, myr_ult_self_internal()) ||
         expected == MYR_WAITER_CLAIMED) {
+        myr_wait_note_set(self, &note);
         wait_claimed(r);
+        myr_wait_note_clear(self);
         return;
     }
     /* Another ULT of this rank waits on it already (MPI_THREAD_MULTIPLE). */
-    myr_wait_until(self, request_done_cb, r);
+    myr_wait_until(self, request_done_cb, r, &note);
 }
 
 /* Completion by the request's own blocking call: nobody else can be
@@ -468,7 +473,8 @@ bool myr_p2p_probe(myr_rank *self, MPI_Comm comm, int source, int tag,
         return true;
     if (!block)
         return false;
-    myr_wait_until(self, probe_once, &a);
+    myr_wait_note note = {.kind = MYR_WAIT_PROBE, .comm = comm, .peer = source, .tag = tag};
+    myr_wait_until(self, probe_once, &a, &note);
     return true;
 }
 

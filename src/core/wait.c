@@ -54,8 +54,9 @@ void myr_wait_notify(myr_rank *r)
     myr_spin_unlock(&c->lock);
 }
 
-void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg)
+void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg, const myr_wait_note *note)
 {
+    bool noted = false;
     myr_waitcell *c = &r->wait;
     myr_sleeper me = {.ult = myr_ult_self_internal(), .next = NULL};
     atomic_fetch_add(&c->waiting, 1);
@@ -63,7 +64,13 @@ void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg)
         unsigned gen = atomic_load(&c->gen);
         if (done(arg)) {
             atomic_fetch_sub(&c->waiting, 1);
+            if (noted)
+                myr_wait_note_clear(r);
             return;
+        }
+        if (note && !noted) {
+            myr_wait_note_set(r, note);
+            noted = true;
         }
         myr_spin_lock(&c->lock);
         me.next = c->sleepers;

@@ -19,6 +19,10 @@
  * sums of ranks in long) cannot overflow. */
 #define MYR_MAX_RANKS 100000000L
 
+/* The job's exit status when every rank waits and none can go on
+ * (watchdog.c); 124 is a time limit's, as with timeout(1). */
+#define MYR_STATUS_DEADLOCK 85
+
 /* C calling conventions let us pass argc, argv and envp whatever the
  * program's main declares. */
 typedef int (*myr_program_main)(int argc, char **argv, char **envp);

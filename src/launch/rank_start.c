@@ -29,6 +29,7 @@
 #include "launch/launch.h"
 #include "launch/privatize.h"
 #include "launch/tag_output.h"
+#include "launch/watchdog.h"
 #include "mpi/mpi_impl.h"
 
 extern char **environ;
@@ -210,6 +211,8 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
     myr_the_job.argv = argv;
     if (myr_tag_output_start((int)nranks) != 0)
         return 1;
+    if (myr_watchdog_start() != 0)
+        return 1;
     int workers = myr_worker_count();
     for (long i = 0; i < nranks; i++) {
         starts[i] = (rank_start){&myr_the_job.ranks[i], argc, argv, NULL};
@@ -224,6 +227,7 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
     }
     for (long i = 0; i < nranks; i++)
         myr_ult_join(ults[i], NULL);
+    myr_watchdog_stop();
     int status = job_status(&myr_the_job);
     myr_finalize();
     myr_tag_output_finish();

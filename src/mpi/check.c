@@ -16,6 +16,7 @@ myr_rank *myr_mpi_enter_slow(const char *call, int *err)
                                                    : "called after MPI_Finalize");
         return NULL;
     }
+    atomic_store_explicit(&self->last_call, call, memory_order_relaxed);
     *err = MPI_SUCCESS;
     return self;
 }

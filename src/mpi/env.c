@@ -133,7 +133,8 @@ int PMPI_Finalize(void)
     myr_comm_hints_drop(MPI_COMM_SELF);
     myr_comm_hints_drop(MPI_COMM_WORLD);
     if (!arrive_at_finalize(self))
-        myr_wait_until(self, all_ranks_arrived, NULL);
+        myr_wait_until(self, all_ranks_arrived, NULL,
+                       &(myr_wait_note){.kind = MYR_WAIT_FINALIZE});
     myr_errhandlers_finalize(self);
     self->init_state = 2;
     return err;

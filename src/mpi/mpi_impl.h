@@ -49,6 +49,7 @@ static inline myr_rank *myr_mpi_enter(const char *call, int *err)
 {
     myr_rank *self = myr_rank_self();
     if (__builtin_expect(self && self->init_state == 1, 1)) {
+        atomic_store_explicit(&self->last_call, call, memory_order_relaxed);
         *err = MPI_SUCCESS;
         return self;
     }

@@ -17,6 +17,7 @@ static inline myr_rank *enter(const char *call, int *err)
 {
     myr_rank *self = myr_rank_self_internal();
     if (__builtin_expect(self && self->init_state == 1, 1)) {
+        atomic_store_explicit(&self->last_call, call, memory_order_relaxed);
         *err = MPI_SUCCESS;
         return self;
     }
@@ -565,7 +566,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
         (err = myr_check_pointer(call, MPI_COMM_WORLD, size, "size")))
         return err;
     /* Blocks until every buffered message has been delivered. */
-    myr_wait_until(self, bsend_drained, self);
+    myr_wait_until(self, bsend_drained, self, &(myr_wait_note){.kind = MYR_WAIT_BSEND});
     *(void **)buffer_addr = self->bsend.buffer;
     *size = (int)self->bsend.size;
     self->bsend.buffer = NULL;

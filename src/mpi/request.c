@@ -219,7 +219,8 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     if ((err = check_requests(call, count, requests)))
         return err;
     many m = {count, requests};
-    myr_wait_until(self, all_done, &m);
+    myr_wait_note note = {.kind = MYR_WAIT_REQUESTS, .what = requests, .n = count};
+    myr_wait_until(self, all_done, &m, &note);
     err = retire_all(count, requests, statuses);
     return err ? myr_mpi_error(MPI_COMM_WORLD, err, call,
                                "an operation failed; see the statuses' MPI_ERROR")
@@ -295,7 +296,8 @@ int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *stat
         (err = myr_check_pointer(call, MPI_COMM_NULL, index, "index")))
         return err;
     many m = {count, requests};
-    myr_wait_until(self, any_done, &m);
+    myr_wait_note note = {.kind = MYR_WAIT_REQUESTS, .what = requests, .n = count};
+    myr_wait_until(self, any_done, &m, &note);
     return finish_any(call, count, requests, index, &flag, status);
 }
 int MPI_Waitany(int, MPI_Request[], int *, MPI_Status *) MYR_PMPI(Waitany);
@@ -377,7 +379,8 @@ int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indice
     if ((err = check_some(call, incount, requests, outcount, indices)))
         return err;
     many m = {incount, requests};
-    myr_wait_until(self, any_done, &m);
+    myr_wait_note note = {.kind = MYR_WAIT_REQUESTS, .what = requests, .n = incount};
+    myr_wait_until(self, any_done, &m, &note);
     return finish_some(call, incount, requests, outcount, indices, statuses);
 }
 int MPI_Waitsome(int, MPI_Request[], int *, int[], MPI_Status[]) MYR_PMPI(Waitsome);

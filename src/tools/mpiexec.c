@@ -11,7 +11,9 @@
  * (src/launch/rank_start.c) reads it, and execs the program. Only with a time limit
  * (-timeout, or MPIEXEC_TIMEOUT) does mpiexec stay: it runs the program as
  * its child, passes termination signals on to it (no orphan when mpiexec is
- * killed), and ends it when the time is up.
+ * killed), and ends it if it is still running a few seconds after the
+ * limit, which the program's runtime keeps itself (with a report of what
+ * every rank is doing, launch/watchdog.c).
  */
 #include <errno.h>
 #include <signal.h>
@@ -37,6 +39,9 @@ enum {
 
 /* Seconds mpiexec gives the job to end after SIGTERM before SIGKILL. */
 #define KILL_GRACE_SECONDS 3
+/* How long after the limit the job's runtime gets to report what every
+ * rank is doing and end itself (launch/watchdog.c), before mpiexec ends it. */
+#define REPORT_GRACE_SECONDS 5
 /* Bounds that only catch typing mistakes. */
 #define MAX_WORKERS 1000000L
 #define MAX_TIMEOUT_SECONDS 100000000L
@@ -303,7 +308,7 @@ static int run_with_timeout(char **program, long seconds)
         exec_program(program);
     }
     int status;
-    if (wait_child(pid, &set, start + (double)seconds, &status))
+    if (wait_child(pid, &set, start + (double)(seconds + REPORT_GRACE_SECONDS), &status))
         return job_status(status);
     fprintf(stderr, "mpiexec: job timed out after %ld s\n", seconds);
     kill(pid, SIGTERM);
@@ -327,7 +332,11 @@ int main(int argc, char **argv)
         set_env(MYR_ENV_VERBOSE, 1);
     if (o.privatize)
         set_env_text(MYR_ENV_PRIVATIZE, o.privatize);
-    if (o.timeout > 0)
+    if (o.timeout > 0) {
+        /* The runtime keeps the limit itself, with a report of the ranks;
+         * mpiexec ends the job only if that does not happen. */
+        set_env(MYR_ENV_MPIEXEC_TIMEOUT, o.timeout);
         return run_with_timeout(o.program, o.timeout);
+    }
     exec_program(o.program);
 }

@@ -43,6 +43,13 @@ static inline int myr_ult_resume_internal(myr_ult_t *ult)
     return myr_ult_resume_slow(ult);
 }
 
+/* Is the whole runtime idle: every worker asleep for want of work, and no
+ * kernel thread of the program (adopted, external.c) running? *epoch
+ * changes whenever a worker goes back to sleep, so two snapshots that
+ * agree mean that no worker ran anything between them. For the deadlock
+ * check (launch/watchdog.c). */
+MYR_ULT_HIDDEN bool myr_sched_quiescent(unsigned long *epoch);
+
 /* myr_ult_resume_internal for one of a batch of resumes: the caller calls
  * myr_ult_resume_batch_end() after the last one (one wake-up check of the
  * idle workers for the whole batch, instead of a fence per resume). */

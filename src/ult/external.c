@@ -52,9 +52,11 @@ int myr_external_suspend(myr_ult *self)
         atomic_store(&self->state, ULT_RUNNABLE);
         return MYR_OK;
     }
+    atomic_fetch_sub(&myr_rt.externals_running, 1);
     while (atomic_load(&self->state) == ULT_SUSPENDED)
         syscall(SYS_futex, (unsigned *)&self->state, FUTEX_WAIT_PRIVATE, ULT_SUSPENDED,
                 NULL, NULL, 0);
+    atomic_fetch_add(&myr_rt.externals_running, 1);
     return MYR_OK;
 }
 
@@ -157,6 +159,7 @@ static void adopted_exit(void *arg)
         myr_ult_resume_internal(j);
     atomic_store(&t->joiner, JOIN_DONE);
     unref(t);
+    atomic_fetch_sub(&myr_rt.externals_running, 1);   /* counted by pthread_create */
 }
 
 static void make_exit_key(void)
@@ -212,8 +215,12 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
     /* The thread may end before its entry is in: its reference keeps the
      * entry alive, and a join finds it marked done. */
     pthread_t id;
+    /* Running from now on, for the deadlock check: the creator is
+     * running too, so no quiescent moment comes between. */
+    atomic_fetch_add(&myr_rt.externals_running, 1);
     int rc = real(&id, attr, adopted_main, t);
     if (rc != 0) {
+        atomic_fetch_sub(&myr_rt.externals_running, 1);
         free(t);
         return rc;
     }

@@ -114,7 +114,7 @@ typedef struct myr_worker {
     void *altstack;
     size_t altstack_size;
     unsigned long steals;             /* statistics, owner-written */
-    unsigned long sleeps;
+    _Atomic unsigned long sleeps;     /* read by myr_sched_quiescent */
 } myr_worker;
 
 typedef struct myr_runtime {
@@ -131,6 +131,9 @@ typedef struct myr_runtime {
     myr_ult *main_ult;
     pthread_t main_thread;
     _Alignas(MYR_CACHE_LINE) _Atomic int n_sleeping;
+    /* Adopted kernel threads (external.c) that exist and are not
+     * suspended: while any does, the runtime is not quiescent. */
+    _Atomic int externals_running;
     _Atomic int shutdown;
     _Atomic long live_ults;           /* ULTs not yet done, main excluded */
     _Atomic unsigned long next_id;

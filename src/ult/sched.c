@@ -350,6 +350,20 @@ void myr_sched_make_ready_quiet(myr_ult *u)
         myr_sched_make_ready(u);
 }
 
+bool myr_sched_quiescent(unsigned long *epoch)
+{
+    bool idle = atomic_load(&myr_rt.externals_running) == 0;
+    unsigned long e = 0;
+    for (int i = 0; i < myr_rt.nworkers; i++) {
+        myr_worker *w = &myr_rt.workers[i];
+        if (atomic_load(&w->sleep_state) != WORKER_SLEEPING)
+            idle = false;
+        e += atomic_load_explicit(&w->sleeps, memory_order_relaxed);
+    }
+    *epoch = e;
+    return idle;
+}
+
 /* Make a RUNNABLE (just resumed or spawned) ULT ready at its home. */
 void myr_sched_make_ready(myr_ult *u)
 {
@@ -410,7 +424,7 @@ static myr_ult *find_work(myr_worker *w)
         atomic_store(&w->sleep_state, WORKER_SLEEPING);
         atomic_fetch_add(&myr_rt.n_sleeping, 1);
         if (!work_visible(w) && !atomic_load(&myr_rt.shutdown)) {
-            w->sleeps++;
+            atomic_fetch_add_explicit(&w->sleeps, 1, memory_order_relaxed);
             while (atomic_load(&w->sleep_state) == WORKER_SLEEPING)
                 futex_wait(&w->sleep_state, WORKER_SLEEPING);
         } else {

@@ -1,0 +1,384 @@
+/*
+ * watchdog.c — the job's deadlock check and time limit, and the report of
+ * what every rank is doing that both print.
+ *
+ * All ranks live in this process under one scheduler, so the runtime can
+ * tell when nothing can ever happen again: every worker asleep for want
+ * of work (a rank computing, sleeping or blocked in a system call keeps
+ * its worker awake) and no kernel thread of the program running
+ * (myr_sched_quiescent). Then every rank is suspended, and only a rank's
+ * own progress could wake another: the job is deadlocked. A check thread
+ * samples that state every CHECK_MS; it decides only after QUIET_SAMPLES
+ * agreeing samples in a row whose wake-up epoch did not move (no worker
+ * ran anything between them), so a transient idle moment never counts.
+ * Off with MYR_DEADLOCK=0.
+ *
+ * The time limit (MPIEXEC_TIMEOUT seconds, which mpiexec -timeout sets)
+ * is kept by the same thread: the report, then exit status 124.
+ *
+ * The report reads what each rank noted before it blocked (myr_wait_note,
+ * core.h). In a deadlock nothing moves while it reads; at a time limit
+ * ranks may still run, and a line may be a moment out of date.
+ */
+#include "launch/watchdog.h"
+
+#include "launch/launch.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/env.h"
+#include "core/p2p.h"
+
+#define CHECK_MS 100
+#define QUIET_SAMPLES 3
+#define LINE 512
+
+static struct {
+    pthread_t thread;
+    bool running;
+    pthread_mutex_t lock;
+    pthread_cond_t stop_cond;
+    bool stop;
+    bool deadlock_check;
+    long timeout_s;           /* 0: none */
+} dog = {.lock = PTHREAD_MUTEX_INITIALIZER, .stop_cond = PTHREAD_COND_INITIALIZER};
+
+/* ---- describing a rank ------------------------------------------------------ */
+
+typedef struct text {
+    char *buf;
+    size_t cap, len;
+} text;
+
+__attribute__((format(printf, 2, 3))) static void put(text *t, const char *fmt, ...)
+{
+    if (t->len >= t->cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->len += (size_t)n;
+    if (t->len >= t->cap)
+        t->len = t->cap - 1;
+}
+
+static const char *comm_name(MPI_Comm comm, myr_rank *r)
+{
+    if (comm == MPI_COMM_NULL || !comm)
+        return "(no communicator)";
+    if (comm->kind == MYR_COMM_INTRA || comm->kind == MYR_COMM_INTER) {
+        myr_comm_local *l = myr_comm_local_of(comm, r);
+        if (l && l->name)
+            return l->name;
+    }
+    return comm->name ? comm->name : "(unnamed communicator)";
+}
+
+static void put_peer(text *t, int peer, const char *any)
+{
+    if (peer == MPI_ANY_SOURCE)
+        put(t, "%s", any);
+    else if (peer == MPI_PROC_NULL)
+        put(t, "MPI_PROC_NULL");
+    else
+        put(t, "rank %d", peer);
+}
+
+static void put_tag(text *t, int tag)
+{
+    if (tag == MPI_ANY_TAG)
+        put(t, "any tag");
+    else
+        put(t, "tag %d", tag);
+}
+
+/* Messages that arrived for r on q's communicator but match no receive:
+ * the usual sign of a wrong tag or source. */
+static void put_unexpected(text *t, const struct myr_mpi_request *q, myr_rank *r)
+{
+    if (!q->comm)
+        return;
+    int shown = 0, more = 0;
+    for (const myr_envelope *e = r->match.unexpected_head; e; e = e->next) {
+        if (e->context_id != q->comm->context_id)
+            continue;
+        if (shown == 3) {
+            more++;
+            continue;
+        }
+        put(t, "%s from rank %d with tag %d", shown ? "," : "; unreceived here: a message",
+            e->source, e->tag);
+        shown++;
+    }
+    if (more)
+        put(t, " and %d more", more);
+}
+
+static void put_request(text *t, const struct myr_mpi_request *q, myr_rank *r)
+{
+    switch (q->kind) {
+    case MYR_REQ_RECV:
+        put(t, "waits for a message from ");
+        put_peer(t, q->peer, "any rank");
+        put(t, " with ");
+        put_tag(t, q->tag);
+        put(t, " on %s (%d x %s)", comm_name(q->comm, r), q->count,
+            q->type ? myr_datatype_label(q->type) : "?");
+        put_unexpected(t, q, r);
+        break;
+    case MYR_REQ_SEND:
+        put(t, "waits for ");
+        put_peer(t, q->peer, "?");
+        put(t, " to receive its %smessage with ", q->mode == MYR_MODE_SYNC ? "synchronous " : "");
+        put_tag(t, q->tag);
+        put(t, " on %s (%d x %s)", comm_name(q->comm, r), q->count,
+            q->type ? myr_datatype_label(q->type) : "?");
+        break;
+    case MYR_REQ_COLL:
+        put(t, "waits for a nonblocking collective on %s", comm_name(q->comm, r));
+        break;
+    default:
+        put(t, "waits for a generalized request (completed by the program)");
+        break;
+    }
+}
+
+/* A collective: which members of its communicator have not arrived. */
+static void put_collective(text *t, myr_rank *r)
+{
+    MPI_Comm comm = r->waiting.comm;
+    put(t, "waits on %s", comm_name(comm, r));
+    if (!comm || comm->kind == MYR_COMM_INTER)
+        return;
+    int size = myr_comm_size(comm), arrived = 0, shown = 0;
+    text missing = {.buf = (char[LINE]){0}, .cap = LINE};
+    for (int i = 0; i < size; i++) {
+        myr_rank *p = myr_comm_peer(comm, r, i);
+        if (p && atomic_load(&p->waiting_kind) == MYR_WAIT_COLLECTIVE &&
+            p->waiting.what == r->waiting.what) {
+            arrived++;
+            continue;
+        }
+        /* The last rank to arrive does not wait: it is not "missing"
+         * only if it is still running, which a deadlock rules out. */
+        if (shown < 8)
+            put(&missing, "%s%d", shown ? ", " : "", i);
+        else if (shown == 8)
+            put(&missing, ", ...");
+        shown++;
+    }
+    if (shown)
+        put(t, " for rank%s %s (%d of %d arrived)", shown == 1 ? "" : "s", missing.buf,
+            arrived, size);
+}
+
+static void describe(text *t, myr_rank *r)
+{
+    if (r->returned) {
+        put(t, "finished (main returned %d)", r->exit_code);
+        return;
+    }
+    const char *call = atomic_load_explicit(&r->last_call, memory_order_relaxed);
+    int kind = atomic_load_explicit(&r->waiting_kind, memory_order_acquire);
+    if (kind == MYR_WAIT_NONE) {
+        if (r->init_state == 0)
+            put(t, "running, before MPI_Init");
+        else if (r->init_state == 2)
+            put(t, "running, after MPI_Finalize");
+        else if (call)
+            put(t, "running outside MPI (its last MPI call: %s)", call);
+        else
+            put(t, "running");
+        return;
+    }
+    if (kind == MYR_WAIT_FINALIZE) {
+        put(t, "MPI_Finalize: waits for the other ranks to call MPI_Finalize");
+        return;
+    }
+    put(t, "%s: ", call ? call : "MPI");
+    switch (kind) {
+    case MYR_WAIT_REQUEST:
+        put_request(t, r->waiting.what, r);
+        break;
+    case MYR_WAIT_REQUESTS: {
+        const MPI_Request *reqs = r->waiting.what;
+        const struct myr_mpi_request *first = NULL;
+        int pending = 0;
+        for (int i = 0; i < r->waiting.n; i++) {
+            const struct myr_mpi_request *q = reqs[i];
+            if (q == MPI_REQUEST_NULL || !q->active || myr_request_done((struct myr_mpi_request *)q))
+                continue;
+            if (!first)
+                first = q;
+            pending++;
+        }
+        if (!first) {
+            put(t, "waits for requests");
+            break;
+        }
+        put_request(t, first, r);
+        if (pending > 1)
+            put(t, "; and %d more request%s", pending - 1, pending > 2 ? "s" : "");
+        break;
+    }
+    case MYR_WAIT_PROBE:
+        put(t, "waits for a message to probe from ");
+        put_peer(t, r->waiting.peer, "any rank");
+        put(t, " with ");
+        put_tag(t, r->waiting.tag);
+        put(t, " on %s", comm_name(r->waiting.comm, r));
+        break;
+    case MYR_WAIT_COLLECTIVE:
+        put_collective(t, r);
+        break;
+    case MYR_WAIT_NB_COLLECTIVES:
+        put(t, "waits for its nonblocking collectives on %s to finish first",
+            comm_name(r->waiting.comm, r));
+        break;
+    case MYR_WAIT_BSEND:
+        put(t, "waits for its buffered messages to be received");
+        break;
+    default:
+        put(t, "blocked");
+        break;
+    }
+}
+
+/* One line per rank, consecutive ranks in the same state on one line
+ * ("ranks 4-1023: ..."), so that a job of 10^5 ranks gives a short report. */
+static void report_ranks(void)
+{
+    char a[LINE], b[LINE];
+    char *prev = a, *cur = b;
+    int first = 0, n = myr_the_job.size;
+    for (int i = 0; i <= n; i++) {
+        text t = {.buf = cur, .cap = LINE};
+        cur[0] = '\0';
+        if (i < n)
+            describe(&t, &myr_the_job.ranks[i]);
+        if (i > 0 && (i == n || strcmp(cur, prev) != 0)) {
+            if (first == i - 1)
+                fprintf(stderr, "myriad:   rank %d: %s\n", first, prev);
+            else
+                fprintf(stderr, "myriad:   ranks %d-%d: %s\n", first, i - 1, prev);
+            first = i;
+        }
+        char *swap = prev;
+        prev = cur;
+        cur = swap;
+    }
+}
+
+static _Noreturn void end_job(int status)
+{
+    fprintf(stderr, "myriad: ending the job (exit status %d)\n", status);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status);
+}
+
+/* ---- the check thread --------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool any_rank_waits(void)
+{
+    for (int i = 0; i < myr_the_job.size; i++)
+        if (atomic_load(&myr_the_job.ranks[i].waiting_kind) != MYR_WAIT_NONE)
+            return true;
+    return false;
+}
+
+static void *watch(void *arg)
+{
+    (void)arg;
+    double deadline = dog.timeout_s ? now_s() + (double)dog.timeout_s : 0;
+    int quiet = 0;
+    unsigned long last_epoch = 0;
+    pthread_mutex_lock(&dog.lock);
+    while (!dog.stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += CHECK_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&dog.stop_cond, &dog.lock, &until);
+        if (dog.stop)
+            break;
+        if (deadline && now_s() >= deadline) {
+            fprintf(stderr, "myriad: time limit of %ld s reached (mpiexec -timeout, "
+                            "MPIEXEC_TIMEOUT); what the ranks are doing:\n", dog.timeout_s);
+            report_ranks();
+            end_job(124);
+        }
+        if (!dog.deadlock_check)
+            continue;
+        unsigned long epoch;
+        if (!myr_sched_quiescent(&epoch) || !any_rank_waits()) {
+            quiet = 0;
+            continue;
+        }
+        quiet = quiet && epoch == last_epoch ? quiet + 1 : 1;
+        last_epoch = epoch;
+        if (quiet < QUIET_SAMPLES)
+            continue;
+        fprintf(stderr, "myriad: deadlock: every rank waits and none can go on "
+                        "(MYR_DEADLOCK=0 turns this check off):\n");
+        report_ranks();
+        end_job(MYR_STATUS_DEADLOCK);
+    }
+    pthread_mutex_unlock(&dog.lock);
+    return NULL;
+}
+
+int myr_watchdog_start(void)
+{
+    const char *v = myr_env_get(MYR_ENV_DEADLOCK);
+    dog.deadlock_check = !(v && strcmp(v, "0") == 0);
+    if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+        fprintf(stderr, "myriad: MYR_DEADLOCK=%s is not 0 or 1\n", v);
+        return -1;
+    }
+    dog.timeout_s = 0;
+    if ((v = myr_env_get(MYR_ENV_MPIEXEC_TIMEOUT)) &&
+        (myr_env_parse_long(v, &dog.timeout_s) != 0 || dog.timeout_s < 0)) {
+        fprintf(stderr, "myriad: MPIEXEC_TIMEOUT=%s is not a number of seconds\n", v);
+        return -1;
+    }
+    if (!dog.deadlock_check && dog.timeout_s == 0)
+        return 0;
+    dog.stop = false;
+    if (pthread_create(&dog.thread, NULL, watch, NULL) != 0) {
+        fprintf(stderr, "myriad: cannot start the deadlock and time-limit check thread\n");
+        return -1;
+    }
+    dog.running = true;
+    return 0;
+}
+
+void myr_watchdog_stop(void)
+{
+    if (!dog.running)
+        return;
+    pthread_mutex_lock(&dog.lock);
+    dog.stop = true;
+    pthread_cond_signal(&dog.stop_cond);
+    pthread_mutex_unlock(&dog.lock);
+    pthread_join(dog.thread, NULL);
+    dog.running = false;
+}
