@@ -61,6 +61,8 @@ static const char usage_text[] =
     "                   when the program defines writable globals)\n"
     "  -v, -verbose     say how the job is set up (workers, private or shared\n"
     "                   globals and why) on stderr\n"
+    "  -gdb             run the job under gdb, with Myriad's commands loaded\n"
+    "                   (myriad ranks, myriad bt RANK; docs/debugging.md)\n"
     "  -h, -help        print this help;  -version  print the version\n"
     "Options may also be written with two dashes (--n 4) and as name=value.\n";
 
@@ -73,6 +75,7 @@ typedef struct options {
     const char *privatize;  /* NULL: not given */
     long timeout;   /* seconds; 0: no limit */
     bool timeout_given;
+    bool gdb;
     char **program; /* program and its arguments (NULL-terminated) */
 } options;
 
@@ -168,6 +171,10 @@ static void parse_options(int argc, char **argv, options *o)
             o->timeout = parse_count("-timeout", option_value(eq, argc, argv, &i), 0,
                                      MAX_TIMEOUT_SECONDS, "a number of seconds (0: no limit)");
             o->timeout_given = true;
+        } else if (strcmp(name, "gdb") == 0) {
+            if (eq)
+                usage_error("%s takes no value", arg);
+            o->gdb = true;
         } else if (strcmp(name, "h") == 0 || strcmp(name, "help") == 0) {
             fputs(usage_text, stdout);
             exit(0);
@@ -226,6 +233,29 @@ _Noreturn static void exec_program(char **program)
     execvp(program[0], program);
     int err = errno;
     fprintf(stderr, "mpiexec: cannot run '%s': %s\n", program[0], strerror(err));
+    _exit(err == ENOENT || err == ENOTDIR ? STATUS_NOT_FOUND : STATUS_CANNOT_RUN);
+}
+
+/* gdb -q -x <Myriad's gdb commands> --args program... */
+_Noreturn static void exec_gdb(char **program)
+{
+    size_t n = 0;
+    while (program[n])
+        n++;
+    char **argv = calloc(n + 6, sizeof *argv);
+    if (!argv) {
+        fputs("mpiexec: out of memory\n", stderr);
+        _exit(STATUS_CANNOT_RUN);
+    }
+    argv[0] = "gdb";
+    argv[1] = "-q";
+    argv[2] = "-x";
+    argv[3] = MYR_GDB_SCRIPT;
+    argv[4] = "--args";
+    memcpy(argv + 5, program, (n + 1) * sizeof *argv);
+    execvp(argv[0], argv);
+    int err = errno;
+    fprintf(stderr, "mpiexec: cannot run gdb: %s\n", strerror(err));
     _exit(err == ENOENT || err == ENOTDIR ? STATUS_NOT_FOUND : STATUS_CANNOT_RUN);
 }
 
@@ -332,6 +362,11 @@ int main(int argc, char **argv)
         set_env(MYR_ENV_VERBOSE, 1);
     if (o.privatize)
         set_env_text(MYR_ENV_PRIVATIZE, o.privatize);
+    if (o.gdb) {
+        if (o.timeout > 0)
+            usage_error("-gdb and a time limit (-timeout, MPIEXEC_TIMEOUT) do not go together");
+        exec_gdb(o.program);
+    }
     if (o.timeout > 0) {
         /* The runtime keeps the limit itself, with a report of the ranks;
          * mpiexec ends the job only if that does not happen. */
