@@ -22,6 +22,14 @@ __attribute__((noinline)) int divide_by(volatile int d)
     return 100 / d;
 }
 
+/* Deep enough for any stack: each frame keeps 1 KiB live. */
+__attribute__((noinline)) int recurse(int depth)
+{
+    volatile char frame[1024];
+    frame[0] = (char)depth;
+    return depth > 1 << 30 ? frame[0] : recurse(depth + 1) + frame[0];
+}
+
 static void crash_in_rank_2(const char *how)
 {
     int me;
@@ -31,6 +39,8 @@ static void crash_in_rank_2(const char *how)
             store_through_null(NULL);
         else if (strcmp(how, "divide") == 0)
             printf("%d\n", divide_by(0));
+        else if (strcmp(how, "overflow") == 0)
+            printf("%d\n", recurse(0));
         else
             assert(me != 2 && "rank 2 asserts");
     }
@@ -47,6 +57,11 @@ static void divide_by_zero_in_a_rank(void)
     crash_in_rank_2("divide");
 }
 
+static void stack_overflow_in_a_rank(void)
+{
+    crash_in_rank_2("overflow");
+}
+
 static void failed_assert_in_a_rank(void)
 {
     crash_in_rank_2("assert");
@@ -56,6 +71,7 @@ static const test_case cases[] = {
     {"segfault_in_a_rank", segfault_in_a_rank},
     {"divide_by_zero_in_a_rank", divide_by_zero_in_a_rank},
     {"failed_assert_in_a_rank", failed_assert_in_a_rank},
+    {"stack_overflow_in_a_rank", stack_overflow_in_a_rank},
 };
 
 int main(int argc, char **argv)
