@@ -38,6 +38,7 @@ typedef struct myr_mpi_op *MPI_Op;
 typedef struct myr_mpi_errhandler *MPI_Errhandler;
 typedef struct myr_mpi_group *MPI_Group;
 typedef struct myr_mpi_info *MPI_Info;
+typedef struct myr_mpi_session *MPI_Session;   /* MPI 4.0 sessions */
 typedef struct myr_mpi_message *MPI_Message;
 
 typedef struct MPI_Status {
@@ -62,6 +63,9 @@ typedef struct MPI_Status {
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 #define MPI_GROUP_NULL ((MPI_Group)0)
 #define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_SESSION_NULL ((MPI_Session)0)
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
 #define MPI_MESSAGE_NULL ((MPI_Message)0)
 extern struct myr_mpi_message myr_mpi_message_no_proc;
 #define MPI_MESSAGE_NO_PROC MYR_PREDEFINED(MPI_Message, myr_mpi_message_no_proc)
@@ -498,6 +502,17 @@ MYR_MPI_FN(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
 MYR_MPI_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
 MYR_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
 MYR_MPI_FN(int, Info_free, (MPI_Info *info))
+/* From MPI 4.0: info strings and the environment's info, sessions. */
+MYR_MPI_FN(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
+MYR_MPI_FN(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
+MYR_MPI_FN(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session))
+MYR_MPI_FN(int, Session_finalize, (MPI_Session *session))
+MYR_MPI_FN(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names))
+MYR_MPI_FN(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name))
+MYR_MPI_FN(int, Session_get_info, (MPI_Session session, MPI_Info *info_used))
+MYR_MPI_FN(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info))
+MYR_MPI_FN(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup))
+MYR_MPI_FN(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm))
 MYR_MPI_FN(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
 MYR_MPI_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
 MYR_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))

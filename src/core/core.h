@@ -50,6 +50,7 @@ enum {
     MYR_MAGIC_MESSAGE = 0x4d4d5347,
     MYR_MAGIC_GROUP = 0x4d475250,
     MYR_MAGIC_INFO = 0x4d494e46,
+    MYR_MAGIC_SESSION = 0x4d534553,
     MYR_MAGIC_DEAD = 0x44454144,
 };
 
@@ -452,6 +453,7 @@ typedef struct myr_rank {
     _Atomic(const char *) last_call;
     MPI_Comm coll_comm;
     _Atomic int waiting_kind;        /* myr_wait_kind of `waiting`, NONE: not blocked */
+    _Atomic int sessions;            /* MPI 4.0 sessions open (mpi/session.c) */
     myr_wait_note waiting;
 } myr_rank;
 

@@ -1,16 +1,33 @@
 /* check.c — argument checks shared by the MPI entry points (mpi_impl.h). */
 #include "mpi/mpi_impl.h"
 
-myr_rank *myr_mpi_enter_slow(const char *call, int *err)
+static myr_rank *rank_or_error(const char *call, int *err)
 {
     myr_rank *self = myr_rank_self();
-    if (!self) {
+    if (!self)
         *err = myr_mpi_error(MPI_COMM_NULL, MPI_ERR_OTHER, call,
                              "called from a thread that is not an MPI rank "
                              "(only ranks, and the ULTs and threads they create, may call MPI)");
+    return self;
+}
+
+myr_rank *myr_mpi_enter_any(const char *call, int *err)
+{
+    myr_rank *self = rank_or_error(call, err);
+    if (!self)
         return NULL;
-    }
-    if (self->init_state != 1) {
+    atomic_store_explicit(&self->last_call, call, memory_order_relaxed);
+    *err = MPI_SUCCESS;
+    return self;
+}
+
+myr_rank *myr_mpi_enter_slow(const char *call, int *err)
+{
+    myr_rank *self = rank_or_error(call, err);
+    if (!self)
+        return NULL;
+    /* A session (MPI 4.0) makes MPI usable without MPI_Init. */
+    if (self->init_state != 1 && atomic_load(&self->sessions) == 0) {
         *err = myr_mpi_error(MPI_COMM_NULL, MPI_ERR_OTHER, call, "%s",
                              self->init_state == 0 ? "called before MPI_Init"
                                                    : "called after MPI_Finalize");

@@ -275,7 +275,7 @@ int PMPI_Info_create(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_create";
     int err;
-    if (!myr_mpi_enter(call, &err))
+    if (!myr_mpi_enter_any(call, &err))
         return err;
     if ((err = check_arg(call, info, "info")))
         return err;
@@ -291,7 +291,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char call[] = "MPI_Info_set";
     int err;
-    if (!myr_mpi_enter(call, &err))
+    if (!myr_mpi_enter_any(call, &err))
         return err;
     if ((err = check_writable(call, info)) || (err = check_key(call, key)))
         return err;
@@ -311,7 +311,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     static const char call[] = "MPI_Info_delete";
     int err;
-    if (!myr_mpi_enter(call, &err))
+    if (!myr_mpi_enter_any(call, &err))
         return err;
     if ((err = check_writable(call, info)) || (err = check_key(call, key)))
         return err;
@@ -334,7 +334,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 {
     static const char call[] = "MPI_Info_get";
     int err;
-    if (!myr_mpi_enter(call, &err))
+    if (!myr_mpi_enter_any(call, &err))
         return err;
     if ((err = check_readable(call, info)) || (err = check_key(call, key)) ||
         (err = check_arg(call, value, "value")) || (err = check_arg(call, flag, "flag")))
@@ -360,7 +360,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 {
     static const char call[] = "MPI_Info_get_valuelen";
     int err;
-    if (!myr_mpi_enter(call, &err))
+    if (!myr_mpi_enter_any(call, &err))
         return err;
     if ((err = check_readable(call, info)) || (err = check_key(call, key)) ||
         (err = check_arg(call, valuelen, "valuelen")) || (err = check_arg(call, flag, "flag")))
@@ -378,7 +378,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     static const char call[] = "MPI_Info_get_nkeys";
     int err;
-    if (!myr_mpi_enter(call, &err))
+    if (!myr_mpi_enter_any(call, &err))
         return err;
     if ((err = check_readable(call, info)) || (err = check_arg(call, nkeys, "nkeys")))
         return err;
@@ -392,7 +392,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     static const char call[] = "MPI_Info_get_nthkey";
     int err;
-    if (!myr_mpi_enter(call, &err))
+    if (!myr_mpi_enter_any(call, &err))
         return err;
     if ((err = check_readable(call, info)) || (err = check_arg(call, key, "key")))
         return err;
@@ -413,7 +413,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     static const char call[] = "MPI_Info_dup";
     int err;
-    if (!myr_mpi_enter(call, &err))
+    if (!myr_mpi_enter_any(call, &err))
         return err;
     if ((err = check_readable(call, info)) || (err = check_arg(call, newinfo, "newinfo")))
         return err;
@@ -429,7 +429,7 @@ int PMPI_Info_free(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_free";
     int err;
-    if (!myr_mpi_enter(call, &err))
+    if (!myr_mpi_enter_any(call, &err))
         return err;
     if ((err = check_arg(call, info, "info")) ||
         (err = myr_check_info(call, MPI_COMM_NULL, *info, false)))
@@ -442,6 +442,74 @@ int PMPI_Info_free(MPI_Info *info)
     return MPI_SUCCESS;
 }
 int MPI_Info_free(MPI_Info *info) MYR_PMPI(Info_free);
+
+/* ---- MPI 4.0 additions -------------------------------------------------- */
+
+/* *buflen in: the buffer's size (0: only ask); out: the value's length
+ * plus its NUL. The value is cut to *buflen - 1 characters (MPI 4.0 10.4). */
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    static const char call[] = "MPI_Info_get_string";
+    int err;
+    if (!myr_mpi_enter_any(call, &err))
+        return err;
+    if ((err = check_readable(call, info)) || (err = check_key(call, key)) ||
+        (err = check_arg(call, buflen, "buflen")) || (err = check_arg(call, flag, "flag")))
+        return err;
+    if (*buflen < 0)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "invalid *buflen %d (must be >= 0)", *buflen);
+    if (*buflen > 0 && (err = check_arg(call, value, "value")))
+        return err;
+    int i = find(info, key);
+    *flag = i >= 0;
+    if (i < 0)
+        return MPI_SUCCESS;
+    size_t len = strlen(info->entries[i].value);
+    if (*buflen > 0) {
+        size_t n = len < (size_t)*buflen - 1 ? len : (size_t)*buflen - 1;
+        memcpy(value, info->entries[i].value, n);
+        value[n] = '\0';
+    }
+    *buflen = (int)len + 1;
+    return MPI_SUCCESS;
+}
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+    MYR_PMPI(Info_get_string);
+
+/* A new info object holding what MPI_INFO_ENV holds (MPI 4.0 11.2.2); the
+ * job's command line is the one the runtime was started with, whatever
+ * argc/argv are given. */
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    static const char call[] = "MPI_Info_create_env";
+    int err;
+    (void)argc;
+    (void)argv;
+    if (!myr_mpi_enter_any(call, &err))
+        return err;
+    if ((err = check_arg(call, info, "info")))
+        return err;
+    if (fill_env() != MPI_SUCCESS)
+        return no_memory(call);
+    MPI_Info made = info_copy(&myr_mpi_info_env);
+    if (!made)
+        return no_memory(call);
+    *info = made;
+    return MPI_SUCCESS;
+}
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info) MYR_PMPI(Info_create_env);
+
+/* For sessions (session.c): a new info object with one key set. */
+MPI_Info myr_info_with(const char *key, const char *value)
+{
+    MPI_Info info = info_new();
+    if (info && put(info, key, value) != MPI_SUCCESS) {
+        info_destroy(info);
+        info = NULL;
+    }
+    return info;
+}
 
 /* ---- communicator hints ------------------------------------------------ */
 

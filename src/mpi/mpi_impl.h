@@ -45,6 +45,9 @@ void myr_mpi_rank_ended_uninitialized(myr_rank *r);
 /* The calling rank, after checking MPI is initialised and not finalized
  * (an error is raised and NULL returned otherwise; *err gets the code). */
 myr_rank *myr_mpi_enter_slow(const char *call, int *err);
+/* For the calls MPI allows before MPI_Init and after MPI_Finalize (info
+ * objects, MPI 4.0 10.4.2 note): only a rank is required. */
+myr_rank *myr_mpi_enter_any(const char *call, int *err);
 static inline myr_rank *myr_mpi_enter(const char *call, int *err)
 {
     myr_rank *self = myr_rank_self();
@@ -93,6 +96,8 @@ int myr_errhandler_get(const char *call, MPI_Comm comm, MPI_Errhandler *errhandl
 
 /* ---- info objects and hints (info.c) -------------------------------------- */
 
+/* A new info object holding key = value; NULL when out of memory. */
+MPI_Info myr_info_with(const char *key, const char *value);
 /* A valid info object (or MPI_INFO_NULL, when allow_null). */
 int myr_check_info(const char *call, MPI_Comm comm, MPI_Info info, bool allow_null);
 /* The calling rank's hints of `comm` become a copy of `hints` (none for
