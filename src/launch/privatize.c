@@ -198,9 +198,12 @@ int myr_privatize_plan(myr_privatization *p, const myr_program *program,
         return -1;
     }
     for (int i = 0; i < nranks; i++)
-        p->ranks[i] = (myr_rank_image){program->main, program->dso_handle,
-                                       libc_vars, {1, 1, '?', NULL},
-                                       MYR_GETOPT_STATE_INIT, -1};
+        p->ranks[i] = (myr_rank_image){.main = program->main,
+                                       .dso_handle = program->dso_handle,
+                                       .vars = libc_vars,
+                                       .own = {1, 1, '?', NULL},
+                                       .getopt = MYR_GETOPT_STATE_INIT,
+                                       .fd = -1};
     myr_privatization_state = p;
     return 0;
 }

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 
+#include "core/core.h"
 #include "launch/getopt_r.h"
 #include "launch/image.h"
 #include "launch/launch.h"
@@ -40,6 +41,8 @@ typedef struct myr_rank_image {
         char *optarg;
     } own;
     myr_getopt_state getopt; /* the rank's getopt state (getopt.c) */
+    struct myr_random *random;   /* the rank's rand()/random() (random.c), made on first use */
+    myr_spinlock random_lock;
     int fd;                  /* the memfd a copy was loaded from, or -1 */
 } myr_rank_image;
 

@@ -70,16 +70,22 @@ __attribute__((format(printf, 2, 3))) static void put(text *t, const char *fmt, 
         t->len = t->cap - 1;
 }
 
+/* The communicator's name, or "communicator <context id> (N ranks)". */
 static const char *comm_name(MPI_Comm comm, myr_rank *r)
 {
+    static _Thread_local char unnamed[64];
     if (comm == MPI_COMM_NULL || !comm)
         return "(no communicator)";
     if (comm->kind == MYR_COMM_INTRA || comm->kind == MYR_COMM_INTER) {
         myr_comm_local *l = myr_comm_local_of(comm, r);
-        if (l && l->name)
+        if (l && l->name && l->name[0])
             return l->name;
     }
-    return comm->name ? comm->name : "(unnamed communicator)";
+    if (comm->name && comm->name[0])
+        return comm->name;
+    snprintf(unnamed, sizeof unnamed, "communicator %u (%d ranks)", comm->context_id,
+             myr_comm_size(comm));
+    return unnamed;
 }
 
 static void put_peer(text *t, int peer, const char *any)
@@ -170,13 +176,13 @@ static void put_collective(text *t, myr_rank *r)
         /* The last rank to arrive does not wait: it is not "missing"
          * only if it is still running, which a deadlock rules out. */
         if (shown < 8)
-            put(&missing, "%s%d", shown ? ", " : "", i);
+            put(&missing, "%s%d", shown ? ", " : "", p ? p->world_rank : -1);
         else if (shown == 8)
             put(&missing, ", ...");
         shown++;
     }
     if (shown)
-        put(t, " for rank%s %s (%d of %d arrived)", shown == 1 ? "" : "s", missing.buf,
+        put(t, " for %s %s (%d of %d arrived)", shown == 1 ? "rank" : "ranks", missing.buf,
             arrived, size);
 }
 
