@@ -11,6 +11,7 @@
 #include "ult/internal.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,9 @@ _Noreturn void myr_fatal(const char *what, const char *detail)
     }
     myr_diag_str(&b, "\n");
     myr_diag_flush(&b);
+    /* The message is the report: no crash report (overflow.c) on top, which
+     * would need memory and mappings the runtime may have run out of. */
+    signal(SIGABRT, SIG_DFL);
     abort();
 }
 
