@@ -157,6 +157,15 @@ static void put_request(text *t, const struct myr_mpi_request *q, myr_rank *r)
     }
 }
 
+/* Who has arrived at a collective, computed once per collective (its
+ * members' lines would otherwise cost N^2 for N ranks): a few recent ones. */
+#define ARRIVALS_CACHED 8
+static struct arrivals {
+    const void *what;
+    char text[LINE];
+} arrivals[ARRIVALS_CACHED];
+static int arrivals_next;
+
 /* A collective: which members of its communicator have not arrived. */
 static void put_collective(text *t, myr_rank *r)
 {
@@ -164,6 +173,15 @@ static void put_collective(text *t, myr_rank *r)
     put(t, "waits on %s", comm_name(comm, r));
     if (!comm || comm->kind == MYR_COMM_INTER)
         return;
+    for (int c = 0; c < ARRIVALS_CACHED; c++)
+        if (arrivals[c].what == r->waiting.what) {
+            put(t, "%s", arrivals[c].text);
+            return;
+        }
+    struct arrivals *slot = &arrivals[arrivals_next++ % ARRIVALS_CACHED];
+    slot->what = r->waiting.what;
+    text summary = {.buf = slot->text, .cap = LINE};
+    slot->text[0] = '\0';
     int size = myr_comm_size(comm), arrived = 0, shown = 0;
     text missing = {.buf = (char[LINE]){0}, .cap = LINE};
     for (int i = 0; i < size; i++) {
@@ -182,8 +200,9 @@ static void put_collective(text *t, myr_rank *r)
         shown++;
     }
     if (shown)
-        put(t, " for %s %s (%d of %d arrived)", shown == 1 ? "rank" : "ranks", missing.buf,
-            arrived, size);
+        put(&summary, " for %s %s (%d of %d arrived)", shown == 1 ? "rank" : "ranks",
+            missing.buf, arrived, size);
+    put(t, "%s", slot->text);
 }
 
 static void describe(text *t, myr_rank *r)
