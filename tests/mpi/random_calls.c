@@ -62,17 +62,17 @@ static void each_rank_draws_its_own_sequence(void)
  * it to pick the same random groups everywhere). */
 static void same_seed_same_numbers_in_every_rank(void)
 {
-    long sum = 0;
+    unsigned long sum = 0;   /* wraps: a checksum */
     for (int round = 0; round < 20; round++) {
         srand((unsigned)round);
         for (int i = 0; i < 50; i++) {
-            sum = sum * 31 + rand() % 1000;
+            sum = sum * 31 + (unsigned long)(rand() % 1000);
             MPIX_Yield();
         }
     }
-    long lo, hi;
-    CHECK_OK(MPI_Allreduce(&sum, &lo, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD));
-    CHECK_OK(MPI_Allreduce(&sum, &hi, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD));
+    unsigned long lo, hi;
+    CHECK_OK(MPI_Allreduce(&sum, &lo, 1, MPI_UNSIGNED_LONG, MPI_MIN, MPI_COMM_WORLD));
+    CHECK_OK(MPI_Allreduce(&sum, &hi, 1, MPI_UNSIGNED_LONG, MPI_MAX, MPI_COMM_WORLD));
     CHECK(lo == hi);
 }
 
