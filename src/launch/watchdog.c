@@ -205,7 +205,10 @@ static void put_collective(text *t, myr_rank *r)
     put(t, "%s", slot->text);
 }
 
-static void describe(text *t, myr_rank *r)
+/* frozen: nothing runs (a deadlock, or a time limit reached in one), so
+ * the objects a note points at can be read; otherwise a rank may free
+ * them meanwhile, and only the note itself is used. */
+static void describe(text *t, myr_rank *r, bool frozen)
 {
     if (r->returned) {
         put(t, "finished (main returned %d)", r->exit_code);
@@ -229,6 +232,13 @@ static void describe(text *t, myr_rank *r)
         return;
     }
     put(t, "%s: ", call ? call : "MPI");
+    if (!frozen && kind != MYR_WAIT_BSEND && kind != MYR_WAIT_NB_COLLECTIVES) {
+        static const char *const what[] = {
+            [MYR_WAIT_REQUEST] = "a request", [MYR_WAIT_REQUESTS] = "requests",
+            [MYR_WAIT_PROBE] = "a message to probe", [MYR_WAIT_COLLECTIVE] = "a collective"};
+        put(t, "waits for %s", what[kind]);
+        return;
+    }
     switch (kind) {
     case MYR_WAIT_REQUEST:
         put_request(t, r->waiting.what, r);
@@ -279,7 +289,7 @@ static void describe(text *t, myr_rank *r)
 
 /* One line per rank, consecutive ranks in the same state on one line
  * ("ranks 4-1023: ..."), so that a job of 10^5 ranks gives a short report. */
-static void report_ranks(void)
+static void report_ranks(bool frozen)
 {
     char a[LINE], b[LINE];
     char *prev = a, *cur = b;
@@ -288,7 +298,7 @@ static void report_ranks(void)
         text t = {.buf = cur, .cap = LINE};
         cur[0] = '\0';
         if (i < n)
-            describe(&t, &myr_the_job.ranks[i]);
+            describe(&t, &myr_the_job.ranks[i], frozen);
         if (i > 0 && (i == n || strcmp(cur, prev) != 0)) {
             if (first == i - 1)
                 fprintf(stderr, "myriad:   rank %d: %s\n", first, prev);
@@ -348,7 +358,13 @@ static void *watch(void *arg)
         if (deadline && now_s() >= deadline) {
             fprintf(stderr, "myriad: time limit of %ld s reached (mpiexec -timeout, "
                             "MPIEXEC_TIMEOUT); what the ranks are doing:\n", dog.timeout_s);
-            report_ranks();
+            unsigned long e1, e2;
+            bool frozen = myr_sched_quiescent(&e1);
+            if (frozen) {   /* still asleep a moment later: nothing runs */
+                usleep(20000);
+                frozen = myr_sched_quiescent(&e2) && e1 == e2;
+            }
+            report_ranks(frozen);
             end_job(124);
         }
         if (!dog.deadlock_check)
@@ -364,7 +380,7 @@ static void *watch(void *arg)
             continue;
         fprintf(stderr, "myriad: deadlock: every rank waits and none can go on "
                         "(MYR_DEADLOCK=0 turns this check off):\n");
-        report_ranks();
+        report_ranks(true);
         end_job(MYR_STATUS_DEADLOCK);
     }
     pthread_mutex_unlock(&dog.lock);
