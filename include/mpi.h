@@ -228,6 +228,10 @@ extern struct myr_mpi_datatype myr_mpi_type_offset;
 extern struct myr_mpi_datatype myr_mpi_type_c_float_complex;
 extern struct myr_mpi_datatype myr_mpi_type_c_double_complex;
 extern struct myr_mpi_datatype myr_mpi_type_c_long_double_complex;
+extern struct myr_mpi_datatype myr_mpi_type_cxx_bool;
+extern struct myr_mpi_datatype myr_mpi_type_cxx_float_complex;
+extern struct myr_mpi_datatype myr_mpi_type_cxx_double_complex;
+extern struct myr_mpi_datatype myr_mpi_type_cxx_long_double_complex;
 extern struct myr_mpi_datatype myr_mpi_type_byte;
 extern struct myr_mpi_datatype myr_mpi_type_packed;
 extern struct myr_mpi_datatype myr_mpi_type_float_int;
@@ -267,6 +271,12 @@ extern struct myr_mpi_datatype myr_mpi_type_long_double_int;
 #define MPI_C_FLOAT_COMPLEX MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_c_float_complex)
 #define MPI_C_DOUBLE_COMPLEX MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_c_double_complex)
 #define MPI_C_LONG_DOUBLE_COMPLEX MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_c_long_double_complex)
+/* The C++ types (MPI 3.1, 3.2.2), usable from C too: bool and
+ * std::complex<T> have the layout of _Bool and T _Complex. */
+#define MPI_CXX_BOOL MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_cxx_long_double_complex)
 #define MPI_BYTE MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_byte)
 #define MPI_PACKED MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_packed)
 #define MPI_FLOAT_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_float_int)

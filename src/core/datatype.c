@@ -108,6 +108,11 @@ BASIC(myr_mpi_type_offset, MYR_BT_OFFSET, MPI_Offset, "MPI_OFFSET");
 BASIC(myr_mpi_type_c_float_complex, MYR_BT_C_FLOAT_COMPLEX, float _Complex, "MPI_C_FLOAT_COMPLEX");
 BASIC(myr_mpi_type_c_double_complex, MYR_BT_C_DOUBLE_COMPLEX, double _Complex, "MPI_C_DOUBLE_COMPLEX");
 BASIC(myr_mpi_type_c_long_double_complex, MYR_BT_C_LONG_DOUBLE_COMPLEX, long double _Complex, "MPI_C_LONG_DOUBLE_COMPLEX");
+/* The C++ types: the same kinds of element as their C counterparts. */
+BASIC(myr_mpi_type_cxx_bool, MYR_BT_C_BOOL, _Bool, "MPI_CXX_BOOL");
+BASIC(myr_mpi_type_cxx_float_complex, MYR_BT_C_FLOAT_COMPLEX, float _Complex, "MPI_CXX_FLOAT_COMPLEX");
+BASIC(myr_mpi_type_cxx_double_complex, MYR_BT_C_DOUBLE_COMPLEX, double _Complex, "MPI_CXX_DOUBLE_COMPLEX");
+BASIC(myr_mpi_type_cxx_long_double_complex, MYR_BT_C_LONG_DOUBLE_COMPLEX, long double _Complex, "MPI_CXX_LONG_DOUBLE_COMPLEX");
 BASIC(myr_mpi_type_byte, MYR_BT_BYTE, unsigned char, "MPI_BYTE");
 BASIC(myr_mpi_type_packed, MYR_BT_PACKED, unsigned char, "MPI_PACKED");
 PAIR(myr_mpi_type_float_int, MYR_BT_FLOAT_INT, float, MYR_BT_FLOAT, "MPI_FLOAT_INT");
