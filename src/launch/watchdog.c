@@ -191,8 +191,8 @@ static void put_collective(text *t, myr_rank *r)
             arrived++;
             continue;
         }
-        /* The last rank to arrive does not wait: it is not "missing"
-         * only if it is still running, which a deadlock rules out. */
+        /* Not waiting here: it has not arrived (the rank that arrives
+         * last never waits, it completes the round). */
         if (shown < 8)
             put(&missing, "%s%d", shown ? ", " : "", p ? p->world_rank : -1);
         else if (shown == 8)
@@ -249,7 +249,8 @@ static void describe(text *t, myr_rank *r, bool frozen)
         int pending = 0;
         for (int i = 0; i < r->waiting.n; i++) {
             const struct myr_mpi_request *q = reqs[i];
-            if (q == MPI_REQUEST_NULL || !q->active || myr_request_done((struct myr_mpi_request *)q))
+            if (q == MPI_REQUEST_NULL || !q->active ||
+                myr_request_done((struct myr_mpi_request *)q))
                 continue;
             if (!first)
                 first = q;
