@@ -72,10 +72,36 @@ static bool same_type_map(MPI_Datatype a, MPI_Datatype b)
            (a->nruns == 0 || memcmp(a->runs, b->runs, (size_t)a->nruns * sizeof *a->runs) == 0);
 }
 
+bool coll_slots_match(const coll_slot *ref, const coll_slot *c)
+{
+    if (c->kind != ref->kind || c->nonblocking != ref->nonblocking)
+        return false;
+    if (is_rooted(ref->kind) && c->root != ref->root)
+        return false;
+    if (!is_reduction(ref->kind))
+        return true;
+    return myr_op_matches(c->op, ref->op) && c->count == ref->count &&
+           same_type_map(c->type, ref->type);
+}
+
+/* The groups' own checks (round.c) agree, and their references agree with
+ * each other: every slot matches. O(groups). */
+static bool groups_agree(const coll_state *s)
+{
+    const coll_slot *ref = &s->slots[s->groups[0].checked_ref];
+    for (int h = 0; h < s->ngroups; h++) {
+        const coll_group *g = &s->groups[h];
+        if (g->checked_mismatch || !coll_slots_match(ref, &s->slots[g->checked_ref]))
+            return false;
+    }
+    return true;
+}
+
 /* Every rank must have called the same collective with matching
  * arguments; the first disagreement becomes the round's error. The
  * kind-specific checks of what is sent against what is received are the
- * algorithms' (coll_complete_X). */
+ * algorithms' (coll_complete_X). O(N): run only once groups_agree has
+ * seen a disagreement, to name the first rank that differs from rank 0. */
 static bool slots_agree(coll_state *s)
 {
     const coll_slot *ref = &s->slots[0];
@@ -118,7 +144,7 @@ void coll_complete(coll_state *s, const coll_slot *mine)
     s->err = MPI_SUCCESS;
     s->parallel = false;
     atomic_store_explicit(&s->phase_err, MPI_SUCCESS, memory_order_relaxed);
-    if (!slots_agree(s))
+    if (!groups_agree(s) && !slots_agree(s))
         return;
     switch (mine->kind) {
     case COLL_CREATE:
@@ -234,9 +260,12 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const ch
     }
     int me = myr_comm_rank(comm, self);
     self->coll_comm = comm;   /* for the reports */
-    coll_slot mine;
-    slot_fill(&mine, a, me, s->size);
-    coll_round(s, self, me, &mine);
+    /* Filled in place: the slot is this rank's until its next collective,
+     * and a copy would read back what was just written, narrow stores
+     * with wide loads (a store-forwarding stall). */
+    coll_slot *mine = &s->slots[me];
+    slot_fill(mine, a, me, s->size);
+    coll_round(s, self, me, mine);
     if (s->err != MPI_SUCCESS) {
         *why = s->why;
         return s->err;
@@ -245,29 +274,29 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const ch
     case MYR_COLL_BARRIER:
         return MPI_SUCCESS;
     case MYR_COLL_BCAST:
-        return coll_finish_bcast(s, self, me, &mine, why);
+        return coll_finish_bcast(s, self, me, mine, why);
     case MYR_COLL_GATHER:
     case MYR_COLL_GATHERV:
-        return coll_finish_gather(s, self, me, &mine, why);
+        return coll_finish_gather(s, self, me, mine, why);
     case MYR_COLL_SCATTER:
     case MYR_COLL_SCATTERV:
-        return coll_finish_scatter(s, self, me, &mine, why);
+        return coll_finish_scatter(s, self, me, mine, why);
     case MYR_COLL_ALLGATHER:
     case MYR_COLL_ALLGATHERV:
-        return coll_finish_allgather(s, self, me, &mine, why);
+        return coll_finish_allgather(s, self, me, mine, why);
     case MYR_COLL_ALLTOALL:
     case MYR_COLL_ALLTOALLV:
     case MYR_COLL_ALLTOALLW:
-        return coll_finish_alltoall(s, self, me, &mine, why);
+        return coll_finish_alltoall(s, self, me, mine, why);
     case MYR_COLL_REDUCE:
     case MYR_COLL_ALLREDUCE:
-        return coll_finish_reduce(s, self, me, &mine, why);
+        return coll_finish_reduce(s, self, me, mine, why);
     case MYR_COLL_REDUCE_SCATTER:
     case MYR_COLL_REDUCE_SCATTER_BLOCK:
-        return coll_finish_reduce_scatter(s, self, me, &mine, why);
+        return coll_finish_reduce_scatter(s, self, me, mine, why);
     case MYR_COLL_SCAN:
     case MYR_COLL_EXSCAN:
-        return coll_finish_scan(s, self, me, &mine, why);
+        return coll_finish_scan(s, self, me, mine, why);
     case MYR_COLL_KINDS_:
         break;
     }

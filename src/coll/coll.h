@@ -163,7 +163,12 @@ int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
  * communicator constructors included): wait until the nonblocking ones
  * this rank started on comm have finished. One load when none is
  * pending. */
-void myr_coll_nb_drain(MPI_Comm comm, myr_rank *self);
+void myr_coll_nb_drain_slow(MPI_Comm comm, myr_rank *self);
+static inline void myr_coll_nb_drain(MPI_Comm comm, myr_rank *self)
+{
+    if (__builtin_expect(atomic_load(&myr_comm_local_of(comm, self)->nb.pending) != 0, 0))
+        myr_coll_nb_drain_slow(comm, self);
+}
 
 /* ---- creating communicators (comm_create.c) --------------------------- */
 

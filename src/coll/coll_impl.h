@@ -43,10 +43,20 @@ typedef struct split_result {
     int rank;
 } split_result;
 
+/* The ranks of a group check their slots against one of them as they
+ * arrive (round.c), so that the completer compares one slot per group, not
+ * one per rank: `ref` is the first arrival of the current round (-1: none
+ * yet), `mismatch` whether a later one disagreed with it; the leader moves
+ * both to checked_* for the completer and resets them before it arrives at
+ * the top. */
 typedef struct coll_group {
     _Alignas(MYR_CACHE_LINE) _Atomic int arrived;
     _Atomic int leader;    /* the group's last arrival in its latest round */
     int first, size;       /* ranks first .. first+size-1 */
+    _Atomic int ref;
+    _Atomic bool mismatch;
+    bool checked_mismatch;
+    int checked_ref;
 } coll_group;
 
 /* How a rank waits in a round (round.c): the ULT acting for it, and the
@@ -55,6 +65,7 @@ typedef struct coll_group {
 typedef struct coll_waiter {
     _Atomic(myr_ult_t *) ult;
     _Atomic unsigned woken, delivered;
+    int group;             /* the rank's group (fixed at creation) */
 } coll_waiter;
 
 typedef struct coll_state {
@@ -105,6 +116,21 @@ coll_state *coll_state_of(MPI_Comm comm, myr_rank *self);
 void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine);
 /* The completer's work (coll.c): check the slots, then the collective's part. */
 void coll_complete(coll_state *s, const coll_slot *mine);
+/* Whether slot c agrees with slot ref (the same collective with matching
+ * root, op, count and type map, as far as the collective requires): an
+ * equivalence, so agreement with one reference is agreement with all. */
+bool coll_slots_match(const coll_slot *ref, const coll_slot *c);
+/* The common case inline: a barrier, or any collective without root or
+ * reduction arguments, meeting its like. */
+static inline bool coll_slots_match_fast(const coll_slot *ref, const coll_slot *c)
+{
+    if (c->kind == ref->kind && c->nonblocking == ref->nonblocking &&
+        (c->kind == MYR_COLL_BARRIER || c->kind == MYR_COLL_ALLGATHER ||
+         c->kind == MYR_COLL_ALLGATHERV || c->kind == MYR_COLL_ALLTOALL ||
+         c->kind == MYR_COLL_ALLTOALLV || c->kind == MYR_COLL_ALLTOALLW))
+        return true;
+    return coll_slots_match(ref, c);
+}
 /* The second round of a parallel collective: a plain barrier (no slot is
  * written, nothing is checked, the completer does nothing). Returns the
  * phase's error, if a rank reported one (coll_phase_fail). */

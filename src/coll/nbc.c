@@ -190,10 +190,10 @@ static bool queue_empty(void *arg)
     return atomic_load((_Atomic int *)arg) == 0;
 }
 
-void myr_coll_nb_drain(MPI_Comm comm, myr_rank *self)
+void myr_coll_nb_drain_slow(MPI_Comm comm, myr_rank *self)
 {
     myr_coll_nb_queue *q = queue_of(comm, self);
-    if (__builtin_expect(atomic_load(&q->pending) == 0, 1))
+    if (atomic_load(&q->pending) == 0)
         return;
     /* An operation's own algorithm calling a blocking entry point runs it
      * as part of itself: the queue cannot empty before it returns. */

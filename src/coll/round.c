@@ -12,12 +12,15 @@
  *   1. reads the round's number `release` (it cannot change before this
  *      rank arrives, see below),
  *   2. writes its slot: which collective, root, count, type, op, buffers,
+ *      and compares it with the slot of its group's first arrival of the
+ *      round (a group remembers only whether one disagreed),
  *   3. arrives at its group's counter. The last rank of a group to arrive
  *      (the group's leader for this round) resets the group counter and
  *      arrives at the top counter. The last leader to arrive there (the
  *      completer) resets the top counter, checks that all slots agree
- *      (coll.c), does its part of the collective (coll_complete_X), and
- *      publishes release + 1.
+ *      (coll.c: one comparison per group, since the groups checked their
+ *      own; a full scan only to name a rank that disagreed), does its
+ *      part of the collective (coll_complete_X), and publishes release + 1.
  *   4. Every other rank waits for that suspended, in no ready queue, until
  *      its resumer wakes it (see coll_round). Wake-ups form the same tree:
  *      the completer wakes the other groups' leaders and its own group;
@@ -118,6 +121,9 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
         grp->first = (int)((g * n + g_count - 1) / g_count);
         int end = (int)(((g + 1) * n + g_count - 1) / g_count);
         grp->size = end - grp->first;
+        atomic_init(&grp->ref, -1);
+        for (int r = grp->first; r < end; r++)
+            s->waiters[r].group = (int)g;
     }
     return s;
 }
@@ -171,10 +177,8 @@ static coll_state *install(_Atomic(coll_state *) *where, coll_state *made)
     return expected;
 }
 
-coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
+static coll_state *state_lookup(MPI_Comm comm, myr_rank *self)
 {
-    if (comm->kind == MYR_COMM_INTRA)
-        return comm->shared->coll;
     job_states *j = states();
     if (!j)
         return NULL;
@@ -185,6 +189,20 @@ coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
     _Atomic(coll_state *) *mine = &j->self[self->world_rank];
     coll_state *s = atomic_load_explicit(mine, memory_order_acquire);
     return s ? s : install(mine, coll_state_new(j->ranks, &self->world_rank, 1));
+}
+
+coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
+{
+    if (comm->kind == MYR_COMM_INTRA)
+        return comm->shared->coll;
+    /* A rank belongs to one job: what it found once stays valid. */
+    myr_comm_local *local = comm->kind == MYR_COMM_WORLD ? &self->world_local
+                                                          : &self->self_local;
+    if (__builtin_expect(local->coll != NULL, 1))
+        return local->coll;
+    coll_state *s = state_lookup(comm, self);
+    local->coll = s;
+    return s;
 }
 
 /* ---- rounds ------------------------------------------------------------- */
@@ -268,18 +286,32 @@ bool coll_scratch_reserve(coll_state *s, size_t bytes)
 void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
 {
     unsigned gen = atomic_load_explicit(&s->release, memory_order_acquire);
-    if (mine)
-        s->slots[me] = *mine;
-    /* Published to the resumer by the arrival below (acq_rel chain). */
     coll_waiter *w = &s->waiters[me];
-    atomic_store_explicit(&w->ult, myr_ult_self_internal(), memory_order_relaxed);
-    int g = (int)((long long)me * s->ngroups / s->size);
+    int g = w->group;
     coll_group *grp = &s->groups[g];
+    if (mine) {
+        if (mine != &s->slots[me])
+            s->slots[me] = *mine;
+        /* Check against the group's first arrival (whose slot was written
+         * before its CAS), or become it. */
+        int ref = atomic_load_explicit(&grp->ref, memory_order_acquire);
+        if (ref < 0 && atomic_compare_exchange_strong_explicit(
+                           &grp->ref, &ref, me, memory_order_acq_rel, memory_order_acquire))
+            ref = me;
+        if (ref != me && !coll_slots_match_fast(&s->slots[ref], mine))
+            atomic_store_explicit(&grp->mismatch, true, memory_order_relaxed);
+    }
+    /* Published to the resumer by the arrival below (acq_rel chain). */
+    atomic_store_explicit(&w->ult, myr_ult_self_internal(), memory_order_relaxed);
     bool leader = false;
     if (atomic_fetch_add_explicit(&grp->arrived, 1, memory_order_acq_rel) == grp->size - 1) {
         leader = true;
         atomic_store_explicit(&grp->arrived, 0, memory_order_relaxed);
         atomic_store_explicit(&grp->leader, me, memory_order_relaxed);
+        grp->checked_ref = atomic_load_explicit(&grp->ref, memory_order_relaxed);
+        grp->checked_mismatch = atomic_load_explicit(&grp->mismatch, memory_order_relaxed);
+        atomic_store_explicit(&grp->ref, -1, memory_order_relaxed);
+        atomic_store_explicit(&grp->mismatch, false, memory_order_relaxed);
         if (atomic_fetch_add_explicit(&s->top_arrived, 1, memory_order_acq_rel) ==
             s->ngroups - 1) {
             atomic_store_explicit(&s->top_arrived, 0, memory_order_relaxed);

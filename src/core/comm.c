@@ -251,21 +251,6 @@ int myr_comm_world(MPI_Comm comm, myr_rank *self, int rank)
     }
 }
 
-bool myr_comm_valid(MPI_Comm comm)
-{
-    return comm && comm->magic == MYR_MAGIC_COMM;
-}
-
-myr_comm_local *myr_comm_local_of(MPI_Comm comm, myr_rank *self)
-{
-    switch (comm->kind) {
-    case MYR_COMM_INTRA:
-    case MYR_COMM_INTER: return &comm->local;
-    case MYR_COMM_SELF: return &self->self_local;
-    default: return &self->world_local;
-    }
-}
-
 myr_rank *myr_comm_peer(MPI_Comm comm, myr_rank *self, int rank)
 {
     if (comm->kind == MYR_COMM_SELF)

@@ -224,6 +224,8 @@ typedef struct myr_comm_local {
     myr_coll_nb_queue nb;
     struct myr_attr *attrs;    /* cached attributes (mpi/attr.c) */
     MPI_Info hints;        /* MPI_Comm_set_info's; MPI_INFO_NULL: none (mpi/info.c) */
+    void *coll;            /* MPI_COMM_WORLD's and MPI_COMM_SELF's collective
+                              state, remembered by coll/round.c */
 } myr_comm_local;
 
 /* Ranks of a group or communicator, in order: rank i is job rank
@@ -461,7 +463,15 @@ typedef struct myr_rank {
  * longer is. */
 static inline void myr_wait_note_set(myr_rank *r, const myr_wait_note *note)
 {
-    r->waiting = *note;
+    /* Field by field: a struct copy of a note just built on the stack is
+     * read back with wide loads that the narrow stores cannot forward
+     * (a stall of its own on every blocking call). */
+    r->waiting.kind = note->kind;
+    r->waiting.what = note->what;
+    r->waiting.n = note->n;
+    r->waiting.comm = note->comm;
+    r->waiting.peer = note->peer;
+    r->waiting.tag = note->tag;
     atomic_store_explicit(&r->waiting_kind, note->kind, memory_order_release);
 }
 
@@ -511,8 +521,19 @@ static inline int myr_comm_rank(MPI_Comm comm, const myr_rank *self)
     return comm->kind == MYR_COMM_SELF ? 0 : self->world_rank;
 }
 
-myr_comm_local *myr_comm_local_of(MPI_Comm comm, myr_rank *self);
-bool myr_comm_valid(MPI_Comm comm);
+static inline myr_comm_local *myr_comm_local_of(MPI_Comm comm, myr_rank *self)
+{
+    switch (comm->kind) {
+    case MYR_COMM_INTRA:
+    case MYR_COMM_INTER: return &comm->local;
+    case MYR_COMM_SELF: return &self->self_local;
+    default: return &self->world_local;
+    }
+}
+static inline bool myr_comm_valid(MPI_Comm comm)
+{
+    return comm && comm->magic == MYR_MAGIC_COMM;
+}
 /* The rank behind `rank` of `comm` (comm rank -> job rank). */
 myr_rank *myr_comm_peer(MPI_Comm comm, myr_rank *self, int rank);
 

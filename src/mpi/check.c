@@ -38,7 +38,7 @@ myr_rank *myr_mpi_enter_slow(const char *call, int *err)
     return self;
 }
 
-int myr_check_comm(const char *call, MPI_Comm comm)
+int myr_check_comm_slow(const char *call, MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_COMM, call,

@@ -350,10 +350,10 @@ static int check_reduce(const char *call, MPI_Comm comm, int me, const myr_coll_
 
 static int check_args(const char *call, MPI_Comm comm, myr_rank *self, const myr_coll_args *a)
 {
+    if (a->kind == MYR_COLL_BARRIER)
+        return MPI_SUCCESS;
     int me = myr_comm_rank(comm, self);
     switch (a->kind) {
-    case MYR_COLL_BARRIER:
-        return MPI_SUCCESS;
     case MYR_COLL_BCAST:
         return check_bcast(call, comm, a);
     case MYR_COLL_GATHER:

@@ -60,7 +60,12 @@ static inline myr_rank *myr_mpi_enter(const char *call, int *err)
 }
 
 /* Argument checks: MPI_SUCCESS, or the raised error's code. */
-int myr_check_comm(const char *call, MPI_Comm comm);
+int myr_check_comm_slow(const char *call, MPI_Comm comm);
+static inline int myr_check_comm(const char *call, MPI_Comm comm)
+{
+    return __builtin_expect(myr_comm_valid(comm), 1) ? MPI_SUCCESS
+                                                     : myr_check_comm_slow(call, comm);
+}
 /* A valid intracommunicator (MPI_ERR_COMM for an intercommunicator, in
  * the calls that do not take one yet). */
 int myr_check_intra(const char *call, MPI_Comm comm);

@@ -406,6 +406,18 @@ static void mismatches_are_reported_to_every_rank(int rank)
                                    MPI_COMM_WORLD), MPI_ERR_OP);
         expect_class(rank, MPI_Allreduce(&v, &w, 1, rank == 1 ? MPI_UNSIGNED : MPI_INT,
                                    MPI_MAX, MPI_COMM_WORLD), MPI_ERR_TYPE);
+        /* The ranks of a worker check each other as they arrive and the
+         * completer compares one rank per worker: one half against the
+         * other (each half agreeing within itself), and a rank in the
+         * middle of a group. */
+        expect_class(rank, MPI_Bcast(&v, 1, MPI_INT, rank < size / 2 ? 0 : 1, MPI_COMM_WORLD),
+                     MPI_ERR_ROOT);
+        expect_class(rank, MPI_Bcast(&v, rank == size / 2 + size / 4 ? 2 : 1, MPI_INT, 0,
+                                     MPI_COMM_WORLD), MPI_ERR_COUNT);
+        if (rank < size / 2)
+            expect_class(rank, MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_OTHER);
+        else
+            expect_class(rank, MPI_Barrier(MPI_COMM_WORLD), MPI_ERR_OTHER);
     }
     v = 1;
     CHECK_OK(MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
