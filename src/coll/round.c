@@ -198,10 +198,11 @@ coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
     /* A rank belongs to one job: what it found once stays valid. */
     myr_comm_local *local = comm->kind == MYR_COMM_WORLD ? &self->world_local
                                                           : &self->self_local;
-    if (__builtin_expect(local->coll != NULL, 1))
-        return local->coll;
-    coll_state *s = state_lookup(comm, self);
-    local->coll = s;
+    coll_state *s = atomic_load_explicit(&local->coll, memory_order_acquire);
+    if (__builtin_expect(s != NULL, 1))
+        return s;
+    s = state_lookup(comm, self);
+    atomic_store_explicit(&local->coll, s, memory_order_release);
     return s;
 }
 

@@ -224,8 +224,9 @@ typedef struct myr_comm_local {
     myr_coll_nb_queue nb;
     struct myr_attr *attrs;    /* cached attributes (mpi/attr.c) */
     MPI_Info hints;        /* MPI_Comm_set_info's; MPI_INFO_NULL: none (mpi/info.c) */
-    void *coll;            /* MPI_COMM_WORLD's and MPI_COMM_SELF's collective
-                              state, remembered by coll/round.c */
+    _Atomic(void *) coll;  /* MPI_COMM_WORLD's and MPI_COMM_SELF's collective
+                              state, remembered by coll/round.c (several
+                              ULTs of a rank may look it up at once) */
 } myr_comm_local;
 
 /* Ranks of a group or communicator, in order: rank i is job rank
