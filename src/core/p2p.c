@@ -121,6 +121,13 @@ void myr_request_wait(myr_rank *self, struct myr_mpi_request *r)
 {
     if (myr_request_done(r))
         return;
+    /* A worker with nothing else to run would only spin in its scheduler:
+     * spin here instead, and a completion from another worker costs a
+     * store the waiter sees, not a resume through the inbox (for a solo
+     * request the completer still resumes the registered waiter, which
+     * then only leaves a pending resume behind: waits tolerate those). */
+    if (myr_ult_spin_while_idle(&r->state, MYR_REQ_COMPLETE))
+        return;
     myr_wait_note note = {.kind = MYR_WAIT_REQUEST, .what = r};
     if (r->solo) {
         myr_wait_note_set(self, &note);

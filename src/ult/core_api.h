@@ -50,6 +50,17 @@ static inline int myr_ult_resume_internal(myr_ult_t *ult)
  * check (launch/watchdog.c). */
 MYR_ULT_HIDDEN bool myr_sched_quiescent(unsigned long *epoch);
 
+/* Wait for a bit of *word without leaving the ready ULTs waiting: while
+ * the calling ULT's worker has nothing else to run (empty deque and inbox)
+ * and for at most its idle-spin budget (MYR_SPIN_US), spin on *word, as the
+ * worker's scheduler would spin for work once the ULT suspended. A
+ * completion from another worker then moves the word's cache line only,
+ * instead of the ULT's descriptor, the worker's inbox and back. Returns
+ * whether (*word & mask) != 0 (acquire); false at once off a worker, with
+ * one worker (only another thread could set the bit), or when other work
+ * is ready. The caller then blocks as usual. */
+MYR_ULT_HIDDEN bool myr_ult_spin_while_idle(const _Atomic int *word, int mask);
+
 /* myr_ult_resume_internal for one of a batch of resumes: the caller calls
  * myr_ult_resume_batch_end() after the last one (one wake-up check of the
  * idle workers for the whole batch, instead of a fence per resume). */

@@ -393,6 +393,29 @@ static long now_ns(void)
     return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
+bool myr_ult_spin_while_idle(const _Atomic int *word, int mask)
+{
+    myr_worker *w = myr_worker_current();
+    if (!w || myr_rt.nworkers == 1 || myr_rt.spin_ns == 0)
+        return false;
+    /* No switch happens in here: w stays this thread's worker. */
+    long until = 0;
+    for (unsigned round = 0;; round++) {
+        if (atomic_load_explicit(word, memory_order_acquire) & mask)
+            return true;
+        if (myr_deque_size_hint(&w->deque) > 0 || myr_inbox_nonempty(&w->inbox))
+            return false;
+        if (round % 64 == 63) {
+            long now = now_ns();
+            if (until == 0)
+                until = now + myr_rt.spin_ns;
+            else if (now >= until)
+                return false;
+        }
+        myr_cpu_relax();
+    }
+}
+
 /* Block until work is found (returned) or the runtime shuts down (NULL). */
 static myr_ult *find_work(myr_worker *w)
 {
