@@ -557,7 +557,59 @@ static void pair_types_travel(void)
         CHECK(in[k].d == peer + k * 0.5 && in[k].i == peer * 10 + k);
 }
 
+/* A rank waiting for a message spins while its worker has nothing else to
+ * run; work that arrives for that worker must stop the spin. Ranks 0, 1 on
+ * worker 0 and 2, 3 on worker 1 (4 ranks, 2 workers). In each round rank 1
+ * wakes rank 0 and tells rank 3, then blocks (rank 0 is ready, so it
+ * suspends); rank 0 runs and waits for rank 3 with nothing else to run on
+ * worker 0: it spins. Rank 3 has rank 2 send to rank 1, which is woken on
+ * worker 0 while rank 0 spins there; only rank 1 can let rank 3 answer
+ * rank 0. Run with MYR_SPIN_US=1000000: a spin that ignored the woken rank
+ * would hold every round for a second (the test's time limit catches
+ * that; nothing here is timed). Payloads are checked. */
+static void spinning_waiter_lets_its_worker_run_others(void)
+{
+    if (size != 4)
+        return;
+    enum { TOKEN, TOLD, GO, WAKE, DONE, FINAL };
+    for (int i = 0; i < 300; i++) {
+        int v = -1, t = i * 8;
+        switch (rank) {
+        case 0:
+            CHECK_OK(MPI_Recv(&v, 1, MPI_INT, 1, t + TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(v == i);
+            CHECK_OK(MPI_Recv(&v, 1, MPI_INT, 3, t + FINAL, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(v == i * 4 + 3);
+            break;
+        case 1:
+            CHECK_OK(MPI_Send(&i, 1, MPI_INT, 0, t + TOKEN, MPI_COMM_WORLD));
+            CHECK_OK(MPI_Send(&i, 1, MPI_INT, 3, t + TOLD, MPI_COMM_WORLD));
+            CHECK_OK(MPI_Recv(&v, 1, MPI_INT, 2, t + WAKE, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(v == i * 4 + 2);
+            v = i * 4 + 1;
+            CHECK_OK(MPI_Send(&v, 1, MPI_INT, 3, t + DONE, MPI_COMM_WORLD));
+            break;
+        case 2:
+            CHECK_OK(MPI_Recv(&v, 1, MPI_INT, 3, t + GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(v == i);
+            v = i * 4 + 2;
+            CHECK_OK(MPI_Send(&v, 1, MPI_INT, 1, t + WAKE, MPI_COMM_WORLD));
+            break;
+        default:
+            CHECK_OK(MPI_Recv(&v, 1, MPI_INT, 1, t + TOLD, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(v == i);
+            CHECK_OK(MPI_Send(&i, 1, MPI_INT, 2, t + GO, MPI_COMM_WORLD));
+            CHECK_OK(MPI_Recv(&v, 1, MPI_INT, 1, t + DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(v == i * 4 + 1);
+            v = i * 4 + 3;
+            CHECK_OK(MPI_Send(&v, 1, MPI_INT, 0, t + FINAL, MPI_COMM_WORLD));
+            break;
+        }
+    }
+}
+
 static const test_case cases[] = {
+    {"spinning_waiter_lets_its_worker_run_others", spinning_waiter_lets_its_worker_run_others},
     {"send_recv_between_pairs", send_recv_between_pairs},
     {"messages_do_not_overtake", messages_do_not_overtake},
     {"wildcards_receive_everything_in_order", wildcards_receive_everything_in_order},
