@@ -95,6 +95,12 @@ typedef struct bench {
     int rank;
     char *src, *dst;       /* send side and receive side */
     long src_size, dst_size;
+    /* overhead, rank 0: the peer's pools as the reference sees them (a
+     * ping-pong's messages go from rank 0's send pool to rank 1's receive
+     * pool and from rank 1's send pool to rank 0's receive pool: four pools,
+     * so the reference copies alternate between two pairs of pools too,
+     * with the same footprint for the TLB and the page-table walks) */
+    char *peer_src, *peer_dst;
     MPI_Request *reqs;     /* window */
     MPI_Status *no_statuses; /* MPI_STATUSES_IGNORE, see allocate() */
     uint64_t rng;          /* per-rank random offsets (xorshift64) */
@@ -313,8 +319,9 @@ static double copy_random(bench *b, long size, long n)
     long pool = b->opt->pool;
     double t0 = now_s();
     for (long i = 0; i < n; i++) {
-        char *s = b->src + random_offset(&b->rng, pool, size);
-        char *d = b->dst + random_offset(&b->rng, pool, size);
+        /* Even copies as the ping (rank 0 -> rank 1), odd ones as the pong. */
+        char *s = (i & 1 ? b->peer_src : b->src) + random_offset(&b->rng, pool, size);
+        char *d = (i & 1 ? b->dst : b->peer_dst) + random_offset(&b->rng, pool, size);
         copy_bytes(d, s, (size_t)size);
         depend_on(b, d, size);
     }
@@ -752,6 +759,10 @@ static void allocate(bench *b)
         }
         b->src_size = o->pool > b->src_size ? o->pool : b->src_size;
         b->dst_size = o->pool > b->dst_size ? o->pool : b->dst_size;
+        if (b->rank == 0) {
+            b->peer_src = touched_buffer(o->pool);
+            b->peer_dst = touched_buffer(o->pool);
+        }
     }
     b->src = touched_buffer(b->src_size);
     b->dst = touched_buffer(b->dst_size);

@@ -59,7 +59,13 @@ MYR_ULT_HIDDEN bool myr_sched_quiescent(unsigned long *epoch);
  * whether (*word & mask) != 0 (acquire); false at once off a worker, with
  * one worker (only another thread could set the bit), or when other work
  * is ready. The caller then blocks as usual. */
-MYR_ULT_HIDDEN bool myr_ult_spin_while_idle(const _Atomic int *word, int mask);
+MYR_ULT_HIDDEN bool myr_ult_spin_while_idle_slow(const _Atomic int *word, int mask);
+static inline bool myr_ult_spin_while_idle(const _Atomic int *word, int mask)
+{
+    if (myr_rt.nworkers == 1)
+        return false;   /* the one-worker ping-pong pays no call for it */
+    return myr_ult_spin_while_idle_slow(word, mask);
+}
 
 /* myr_ult_resume_internal for one of a batch of resumes: the caller calls
  * myr_ult_resume_batch_end() after the last one (one wake-up check of the

@@ -393,7 +393,7 @@ static long now_ns(void)
     return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-bool myr_ult_spin_while_idle(const _Atomic int *word, int mask)
+bool myr_ult_spin_while_idle_slow(const _Atomic int *word, int mask)
 {
     myr_worker *w = myr_worker_current();
     if (!w || myr_rt.nworkers == 1 || myr_rt.spin_ns == 0)
