@@ -841,6 +841,8 @@ int main(int argc, char **argv)
     free(b.reqs);
     free(b.src);
     free(b.dst);
+    free(b.peer_src);
+    free(b.peer_dst);
     MPI_Finalize();
     return 0;
 }
