@@ -32,9 +32,10 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "MYR_SPIN_US", "50",
         "Microseconds an idle worker keeps looking for work before it sleeps "
         "on a futex; also how long a rank whose worker has nothing else to "
-        "run spins on the request it waits for before it suspends (a "
-        "completion from another worker is then seen at once). 0 sleeps "
-        "and suspends at once (lowest CPU use, slower wake-up)."},
+        "run spins on what it waits for (a request, or its completions in "
+        "MPI_Waitall and the like) before it suspends: a completion from "
+        "another worker is then seen at once. 0 sleeps and suspends at "
+        "once (lowest CPU use, slower wake-up)."},
     [MYR_ENV_STEAL_DELAY_US] = {
         "MYR_STEAL_DELAY_US", "100",
         "Microseconds a worker that ran out of work waits for its own queues "

@@ -15,6 +15,12 @@
  * lock, so a resumed ULT cannot have left (or ended) during its resume.
  * Spurious wake-ups only make the waiter evaluate its condition again.
  *
+ * Before it registers, a waiter whose worker has nothing else to run spins
+ * on `gen` for a while (myr_ult_spin_while_idle_unchanged, MYR_SPIN_US):
+ * a completion from another worker then costs its notifier one increment,
+ * and the waiter no resume. The protocol above is unchanged: the spin only
+ * delays the registration.
+ *
  * `waiting` counts ULTs inside myr_wait_until. A waiter increments it before
  * its first evaluation; a notifier, after publishing its completion, skips
  * everything when it reads 0 (the usual case: a send completing while its
@@ -72,6 +78,11 @@ void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg, const myr_wait
             myr_wait_note_set(r, note);
             noted = true;
         }
+        /* With nothing else to run on this worker, watch the generation
+         * instead of sleeping: a notifier then only increments it (no
+         * sleeper to resume), and the condition is evaluated again. */
+        if (myr_ult_spin_while_idle_unchanged(&c->gen, gen))
+            continue;
         myr_spin_lock(&c->lock);
         me.next = c->sleepers;
         c->sleepers = &me;

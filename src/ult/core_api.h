@@ -66,6 +66,9 @@ static inline bool myr_ult_spin_while_idle(const _Atomic int *word, int mask)
         return false;   /* the one-worker ping-pong pays no call for it */
     return myr_ult_spin_while_idle_slow(word, mask);
 }
+/* The same, waiting for *word to differ from `old` (a generation count). */
+MYR_ULT_HIDDEN bool myr_ult_spin_while_idle_unchanged(const _Atomic unsigned *word,
+                                                      unsigned old);
 
 /* myr_ult_resume_internal for one of a batch of resumes: the caller calls
  * myr_ult_resume_batch_end() after the last one (one wake-up check of the

@@ -393,7 +393,10 @@ static long now_ns(void)
     return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-bool myr_ult_spin_while_idle_slow(const _Atomic int *word, int mask)
+/* The spin of the two functions below: until seen(word, value) or the
+ * worker has other work or the budget is spent. */
+static inline bool spin_while_idle(const void *word, unsigned value,
+                                   bool (*seen)(const void *, unsigned))
 {
     myr_worker *w = myr_worker_current();
     if (!w || myr_rt.nworkers == 1 || myr_rt.spin_ns == 0)
@@ -401,7 +404,7 @@ bool myr_ult_spin_while_idle_slow(const _Atomic int *word, int mask)
     /* No switch happens in here: w stays this thread's worker. */
     long until = 0;
     for (unsigned round = 0;; round++) {
-        if (atomic_load_explicit(word, memory_order_acquire) & mask)
+        if (seen(word, value))
             return true;
         if (myr_deque_size_hint(&w->deque) > 0 || myr_inbox_nonempty(&w->inbox))
             return false;
@@ -414,6 +417,27 @@ bool myr_ult_spin_while_idle_slow(const _Atomic int *word, int mask)
         }
         myr_cpu_relax();
     }
+}
+
+static bool bits_set(const void *word, unsigned mask)
+{
+    return (unsigned)atomic_load_explicit((const _Atomic int *)word, memory_order_acquire) &
+           mask;
+}
+
+static bool changed(const void *word, unsigned old)
+{
+    return atomic_load_explicit((const _Atomic unsigned *)word, memory_order_acquire) != old;
+}
+
+bool myr_ult_spin_while_idle_slow(const _Atomic int *word, int mask)
+{
+    return spin_while_idle(word, (unsigned)mask, bits_set);
+}
+
+bool myr_ult_spin_while_idle_unchanged(const _Atomic unsigned *word, unsigned old)
+{
+    return spin_while_idle(word, old, changed);
 }
 
 /* Block until work is found (returned) or the runtime shuts down (NULL). */

@@ -564,9 +564,11 @@ static void pair_types_travel(void)
  * suspends); rank 0 runs and waits for rank 3 with nothing else to run on
  * worker 0: it spins. Rank 3 has rank 2 send to rank 1, which is woken on
  * worker 0 while rank 0 spins there; only rank 1 can let rank 3 answer
- * rank 0. Run with MYR_SPIN_US=1000000: a spin that ignored the woken rank
- * would hold every round for a second (the test's time limit catches
- * that; nothing here is timed). Payloads are checked. */
+ * rank 0. Rank 0 waits with MPI_Recv in even rounds and with MPI_Waitall
+ * in odd ones (a request's own wait, and the rank's wait cell). Run with
+ * MYR_SPIN_US=1000000: a spin that ignored the woken rank would hold every
+ * round for a second (the test's time limit catches that; nothing here is
+ * timed). Payloads are checked. */
 static void spinning_waiter_lets_its_worker_run_others(void)
 {
     if (size != 4)
@@ -578,7 +580,16 @@ static void spinning_waiter_lets_its_worker_run_others(void)
         case 0:
             CHECK_OK(MPI_Recv(&v, 1, MPI_INT, 1, t + TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             CHECK(v == i);
-            CHECK_OK(MPI_Recv(&v, 1, MPI_INT, 3, t + FINAL, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            if (i % 2 == 0) {
+                CHECK_OK(MPI_Recv(&v, 1, MPI_INT, 3, t + FINAL, MPI_COMM_WORLD,
+                                  MPI_STATUS_IGNORE));
+            } else {
+                int none;
+                MPI_Request r[2];
+                CHECK_OK(MPI_Irecv(&v, 1, MPI_INT, 3, t + FINAL, MPI_COMM_WORLD, &r[0]));
+                CHECK_OK(MPI_Irecv(&none, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r[1]));
+                CHECK_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+            }
             CHECK(v == i * 4 + 3);
             break;
         case 1:
