@@ -47,20 +47,8 @@ static const char *slot_name(const coll_slot *c)
     return coll_names[c->kind][c->nonblocking];
 }
 
-static bool is_rooted(int kind)
-{
-    return kind == MYR_COLL_BCAST || kind == MYR_COLL_GATHER || kind == MYR_COLL_GATHERV ||
-           kind == MYR_COLL_SCATTER || kind == MYR_COLL_SCATTERV || kind == MYR_COLL_REDUCE;
-}
-
-static bool is_reduction(int kind)
-{
-    return kind >= MYR_COLL_REDUCE && kind <= MYR_COLL_EXSCAN;
-}
-
-/* Whether two ranks' types lay out their data the same way (each rank may
- * have built its own handle of the same type). */
-static bool same_type_map(MPI_Datatype a, MPI_Datatype b)
+/* Each rank may have built its own handle of the same type. */
+bool coll_same_type_map(MPI_Datatype a, MPI_Datatype b)
 {
     if (a == b)
         return true;
@@ -70,18 +58,6 @@ static bool same_type_map(MPI_Datatype a, MPI_Datatype b)
            (a->nblocks == 0 ||
             memcmp(a->blocks, b->blocks, (size_t)a->nblocks * sizeof *a->blocks) == 0) &&
            (a->nruns == 0 || memcmp(a->runs, b->runs, (size_t)a->nruns * sizeof *a->runs) == 0);
-}
-
-bool coll_slots_match(const coll_slot *ref, const coll_slot *c)
-{
-    if (c->kind != ref->kind || c->nonblocking != ref->nonblocking)
-        return false;
-    if (is_rooted(ref->kind) && c->root != ref->root)
-        return false;
-    if (!is_reduction(ref->kind))
-        return true;
-    return myr_op_matches(c->op, ref->op) && c->count == ref->count &&
-           same_type_map(c->type, ref->type);
 }
 
 /* The groups' own checks (round.c) agree, and their references agree with
@@ -113,23 +89,23 @@ static bool slots_agree(coll_state *s)
             return false;
         }
     }
-    if (!is_rooted(ref->kind) && !is_reduction(ref->kind))
+    if (!coll_is_rooted(ref->kind) && !coll_is_reduction(ref->kind))
         return true;
     for (int r = 1; r < s->size; r++) {
         const coll_slot *c = &s->slots[r];
-        if (is_rooted(ref->kind) && c->root != ref->root) {
+        if (coll_is_rooted(ref->kind) && c->root != ref->root) {
             coll_fail(s, MPI_ERR_ROOT, "rank %d passed root %d while rank 0 passed root %d",
                       r, c->root, ref->root);
             return false;
         }
-        if (!is_reduction(ref->kind))
+        if (!coll_is_reduction(ref->kind))
             continue;
         if (!myr_op_matches(c->op, ref->op)) {
             coll_fail(s, MPI_ERR_OP, "rank %d passed op %s while rank 0 passed %s",
                       r, myr_op_label(c->op), myr_op_label(ref->op));
             return false;
         }
-        if (!same_type_map(c->type, ref->type) || c->count != ref->count) {
+        if (!coll_same_type_map(c->type, ref->type) || c->count != ref->count) {
             coll_fail(s, c->count != ref->count ? MPI_ERR_COUNT : MPI_ERR_TYPE,
                       "rank %d passed %d x %s while rank 0 passed %d x %s", r, c->count,
                       myr_datatype_label(c->type), ref->count, myr_datatype_label(ref->type));

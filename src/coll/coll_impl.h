@@ -116,20 +116,34 @@ coll_state *coll_state_of(MPI_Comm comm, myr_rank *self);
 void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine);
 /* The completer's work (coll.c): check the slots, then the collective's part. */
 void coll_complete(coll_state *s, const coll_slot *mine);
+static inline bool coll_is_rooted(int kind)
+{
+    return kind == MYR_COLL_BCAST || kind == MYR_COLL_GATHER || kind == MYR_COLL_GATHERV ||
+           kind == MYR_COLL_SCATTER || kind == MYR_COLL_SCATTERV || kind == MYR_COLL_REDUCE;
+}
+
+static inline bool coll_is_reduction(int kind)
+{
+    return kind >= MYR_COLL_REDUCE && kind <= MYR_COLL_EXSCAN;
+}
+
+/* Whether two ranks' types lay out their data the same way (coll.c). */
+bool coll_same_type_map(MPI_Datatype a, MPI_Datatype b);
+
 /* Whether slot c agrees with slot ref (the same collective with matching
  * root, op, count and type map, as far as the collective requires): an
- * equivalence, so agreement with one reference is agreement with all. */
-bool coll_slots_match(const coll_slot *ref, const coll_slot *c);
-/* The common case inline: a barrier, or any collective without root or
- * reduction arguments, meeting its like. */
-static inline bool coll_slots_match_fast(const coll_slot *ref, const coll_slot *c)
+ * equivalence, so agreement with one reference is agreement with all.
+ * Inline: every rank of a round runs it as it arrives (round.c). */
+static inline bool coll_slots_match(const coll_slot *ref, const coll_slot *c)
 {
-    if (c->kind == ref->kind && c->nonblocking == ref->nonblocking &&
-        (c->kind == MYR_COLL_BARRIER || c->kind == MYR_COLL_ALLGATHER ||
-         c->kind == MYR_COLL_ALLGATHERV || c->kind == MYR_COLL_ALLTOALL ||
-         c->kind == MYR_COLL_ALLTOALLV || c->kind == MYR_COLL_ALLTOALLW))
+    if (c->kind != ref->kind || c->nonblocking != ref->nonblocking)
+        return false;
+    if (coll_is_rooted(ref->kind) && c->root != ref->root)
+        return false;
+    if (!coll_is_reduction(ref->kind))
         return true;
-    return coll_slots_match(ref, c);
+    return myr_op_matches(c->op, ref->op) && c->count == ref->count &&
+           coll_same_type_map(c->type, ref->type);
 }
 /* The second round of a parallel collective: a plain barrier (no slot is
  * written, nothing is checked, the completer does nothing). Returns the

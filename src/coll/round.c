@@ -299,7 +299,7 @@ void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
         if (ref < 0 && atomic_compare_exchange_strong_explicit(
                            &grp->ref, &ref, me, memory_order_acq_rel, memory_order_acquire))
             ref = me;
-        if (ref != me && !coll_slots_match_fast(&s->slots[ref], mine))
+        if (ref != me && !coll_slots_match(&s->slots[ref], mine))
             atomic_store_explicit(&grp->mismatch, true, memory_order_relaxed);
     }
     /* Published to the resumer by the arrival below (acq_rel chain). */
