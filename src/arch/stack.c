@@ -166,16 +166,23 @@ void myr_stack_depot_init(myr_stack_depot *d, myr_stack_guard mode,
     d->mode = mode;
     d->guarded_max = guarded_max;
     d->guarded = d->canaried = 0;
-    d->carve = d->carve_end = d->last_guard = NULL;
-    d->next_chunk = CHUNK_FIRST;
     d->chunks = NULL;
+    d->epoch = 0;
+    myr_stack_region_init(&d->region);
+}
+
+void myr_stack_region_init(myr_stack_region *r)
+{
+    r->carve = r->carve_end = r->last_guard = NULL;
+    r->next_chunk = CHUNK_FIRST;
+    r->epoch = 0;
 }
 
 /* Map a chunk with room for at least one stack of `stride` bytes and make
- * it the one stacks are carved from. Its first page is PROT_NONE: a runaway
+ * it the one region r carves from. Its first page is PROT_NONE: a runaway
  * overflow of the stacks above faults there instead of running into
  * whatever is mapped below. Under the lock. */
-static int new_chunk(myr_stack_depot *d, size_t stride)
+static int new_chunk(myr_stack_depot *d, myr_stack_region *r, size_t stride)
 {
     size_t page = myr_page_size();
     myr_stack_chunk *rec = malloc(sizeof *rec);  /* rare: once per chunk */
@@ -183,7 +190,7 @@ static int new_chunk(myr_stack_depot *d, size_t stride)
         return -1;
     /* Guard page, the canary offset of the first stack, the stacks. */
     size_t least = 2 * page + stride;
-    size_t bytes = d->next_chunk;
+    size_t bytes = r->next_chunk;
     if (bytes / 4 < least)
         bytes = least <= SIZE_MAX / 4 ? 4 * least : least;
     char *map = MAP_FAILED;
@@ -212,11 +219,12 @@ static int new_chunk(myr_stack_depot *d, size_t stride)
     rec->bytes = bytes;
     rec->next = d->chunks;
     d->chunks = rec;
-    d->last_guard = map;
-    d->carve = map + page;
-    d->carve_end = map + bytes;
-    if (d->next_chunk < CHUNK_MAX)
-        d->next_chunk *= 2;
+    r->last_guard = map;
+    r->carve = map + page;
+    r->carve_end = map + bytes;
+    r->epoch = d->epoch;
+    if (r->next_chunk < CHUNK_MAX)
+        r->next_chunk *= 2;
     return 0;
 }
 
@@ -226,7 +234,8 @@ static char *round_up(char *p, size_t align)
     return (char *)a;
 }
 
-myr_stack *myr_stack_depot_carve(myr_stack_depot *d, size_t usable)
+myr_stack *myr_stack_depot_carve_in(myr_stack_depot *d, myr_stack_region *r,
+                                    size_t usable)
 {
     size_t page = myr_page_size();
     if (usable > SIZE_MAX / 8) {  /* no address space is that large */
@@ -235,31 +244,36 @@ myr_stack *myr_stack_depot_carve(myr_stack_depot *d, size_t usable)
     }
     usable = myr_stack_round(usable);
     pthread_mutex_lock(&d->lock);
+    if (r->epoch != d->epoch) {
+        /* Its chunks went with a drain: start afresh. */
+        myr_stack_region_init(r);
+        r->epoch = d->epoch;
+    }
     for (;;) {
         bool guarded = d->mode == MYR_STACK_GUARD_ALWAYS ||
                        (d->mode == MYR_STACK_GUARD_AUTO &&
                         d->guarded < d->guarded_max);
         char *lo = NULL;
-        if (d->carve && guarded) {
+        if (r->carve && guarded) {
             /* [guard][stack], page aligned; right above the chunk's first
              * page (or another guard) no new guard is needed. */
-            char *g = round_up(d->carve, page);
-            lo = g == d->last_guard + page ? g : g + page;
-        } else if (d->carve) {
+            char *g = round_up(r->carve, page);
+            lo = g == r->last_guard + page ? g : g + page;
+        } else if (r->carve) {
             /* The canary ends 64 bytes before a page boundary: in the page
              * that holds the descriptor and outermost frames of the stack
              * carved before this one. */
-            lo = round_up(d->carve + MYR_STACK_CANARY_BYTES, page) -
+            lo = round_up(r->carve + MYR_STACK_CANARY_BYTES, page) -
                  MYR_STACK_CANARY_BYTES;
         }
-        if (!lo || lo > d->carve_end || usable > (size_t)(d->carve_end - lo)) {
-            if (new_chunk(d, usable + page) != 0) {
+        if (!lo || lo > r->carve_end || usable > (size_t)(r->carve_end - lo)) {
+            if (new_chunk(d, r, usable + page) != 0) {
                 pthread_mutex_unlock(&d->lock);
                 return NULL;
             }
             continue;
         }
-        if (guarded && lo - page != d->last_guard &&
+        if (guarded && lo - page != r->last_guard &&
             mprotect(lo - page, page, PROT_NONE) != 0) {
             /* Out of mappings sooner than the budget said (the rest of the
              * process took more): AUTO goes on with canaries. */
@@ -272,20 +286,25 @@ myr_stack *myr_stack_depot_carve(myr_stack_depot *d, size_t usable)
             errno = saved;
             return NULL;
         }
-        void *floor = d->last_guard;
+        void *floor = r->last_guard;
         if (guarded) {
             floor = lo - page;
-            d->last_guard = floor;
+            r->last_guard = floor;
             d->guarded++;
         } else {
             d->canaried++;
         }
-        d->carve = lo + usable;
+        r->carve = lo + usable;
         pthread_mutex_unlock(&d->lock);
         /* The first touch of the stack's pages happens outside the lock:
          * page faults of several workers proceed in parallel. */
         return stack_init(lo, usable, guarded ? page : 0, floor, true);
     }
+}
+
+myr_stack *myr_stack_depot_carve(myr_stack_depot *d, size_t usable)
+{
+    return myr_stack_depot_carve_in(d, &d->region, usable);
 }
 
 void myr_stack_depot_drain(myr_stack_depot *d)
@@ -303,9 +322,10 @@ void myr_stack_depot_drain(myr_stack_depot *d)
         munmap(c->base, c->bytes);
         free(c);
     }
-    d->carve = d->carve_end = d->last_guard = NULL;
     d->guarded = d->canaried = 0;
-    d->next_chunk = CHUNK_FIRST;
+    d->epoch++;
+    myr_stack_region_init(&d->region);
+    d->region.epoch = d->epoch;
     pthread_mutex_unlock(&d->lock);
 }
 
@@ -319,6 +339,12 @@ void myr_stack_pool_init(myr_stack_pool *p, size_t usable, unsigned max,
     p->max = max < 2 ? 2 : max;
     p->size = myr_stack_round(usable);
     p->depot = depot;
+    myr_stack_region_init(&p->region);
+    if (depot) {
+        pthread_mutex_lock(&depot->lock);
+        p->region.epoch = depot->epoch;
+        pthread_mutex_unlock(&depot->lock);
+    }
 }
 
 /* Move up to n stacks from the depot into the pool. */
@@ -378,8 +404,8 @@ myr_stack *myr_stack_pool_get(myr_stack_pool *p)
         return s;
     }
     /* New stacks one at a time: a batch would commit the pages of stacks
-     * nobody may need. */
-    return p->depot ? myr_stack_depot_carve(p->depot, p->size)
+     * nobody may need. From the pool's own region: see stack.h. */
+    return p->depot ? myr_stack_depot_carve_in(p->depot, &p->region, p->size)
                     : myr_stack_create(p->size);
 }
 

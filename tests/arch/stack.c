@@ -506,7 +506,7 @@ static void depot_drain_unmaps_every_chunk(void)
     CHECK(count_mapped(los, N) == N);
     myr_stack_depot_drain(&d);
     CHECK(count_mapped(los, N) == 0);
-    CHECK(d.chunks == NULL && d.carve == NULL);
+    CHECK(d.chunks == NULL && d.region.carve == NULL);
 }
 
 /* A depot's pools hand out carved stacks, which destroy leaves alone (they
@@ -524,6 +524,78 @@ static void pool_with_depot_carves_new_stacks(void)
     CHECK(page_is_mapped(s->lo) && myr_stack_canary_intact(s));
     myr_stack_pool_put(&p, s);
     CHECK(myr_stack_pool_get(&p) == s);
+    myr_stack_pool_put(&p, s);
+    myr_stack_pool_drain(&p);
+    myr_stack_depot_drain(&d);
+}
+
+/* Two pools that take new stacks in turn each carve from a region of their
+ * own: a pool's stacks follow one another in the address space (each right
+ * above its guard, right above the previous one), and no stack of one lies
+ * between two stacks of the other. Both modes; the depot counts them all. */
+static void pools_carve_from_regions_of_their_own(void)
+{
+    enum { N = 40 };
+    size_t page = myr_page_size();
+    const myr_stack_guard modes[] = {MYR_STACK_GUARD_ALWAYS, MYR_STACK_GUARD_NEVER};
+    for (int m = 0; m < 2; m++) {
+        myr_stack_depot d;
+        myr_stack_depot_init(&d, modes[m], 0);
+        myr_stack_pool a, b;
+        myr_stack_pool_init(&a, 64 * 1024, N, &d);
+        myr_stack_pool_init(&b, 64 * 1024, N, &d);
+        myr_stack *sa[N], *sb[N];
+        for (int i = 0; i < N; i++) {
+            CHECK((sa[i] = myr_stack_pool_get(&a)) != NULL);
+            CHECK((sb[i] = myr_stack_pool_get(&b)) != NULL);
+        }
+        char *a_lo = sa[0]->lo, *a_hi = (char *)myr_stack_top(sa[N - 1]);
+        char *b_lo = sb[0]->lo, *b_hi = (char *)myr_stack_top(sb[N - 1]);
+        for (int i = 1; i < N; i++) {
+            CHECK(sa[i]->lo == (char *)sa[i - 1]->lo + sa[i - 1]->size + sa[i]->guard);
+            CHECK(sb[i]->lo == (char *)sb[i - 1]->lo + sb[i - 1]->size + sb[i]->guard);
+        }
+        CHECK(a_hi < b_lo || b_hi < a_lo);
+        CHECK(d.guarded + d.canaried == 2 * N);
+        /* Every stack is whole: filling each between its canary (if any)
+         * and its descriptor leaves every canary and descriptor intact. */
+        size_t skip = m == 0 ? 0 : MYR_STACK_CANARY_BYTES;
+        for (int i = 0; i < N; i++) {
+            memset((char *)sa[i]->lo + skip, 0x5a, sa[i]->size - 64 - skip);
+            memset((char *)sb[i]->lo + skip, 0xa5, sb[i]->size - 64 - skip);
+        }
+        for (int i = 0; i < N; i++) {
+            CHECK(sa[i]->size == 64 * 1024 && sb[i]->size == 64 * 1024);
+            CHECK(myr_stack_canary_intact(sa[i]) && myr_stack_canary_intact(sb[i]));
+            CHECK(sa[i]->guard == (m == 0 ? page : 0));
+        }
+        for (int i = 0; i < N; i++) {
+            myr_stack_pool_put(&a, sa[i]);
+            myr_stack_pool_put(&b, sb[i]);
+        }
+        myr_stack_pool_drain(&a);
+        myr_stack_pool_drain(&b);
+        myr_stack_depot_drain(&d);
+    }
+}
+
+/* A drain unmaps the chunks of every region; a pool that carves again
+ * afterwards maps a new chunk instead of cutting into the unmapped one. */
+static void pool_carves_afresh_after_its_depot_drains(void)
+{
+    myr_stack_depot d;
+    myr_stack_depot_init(&d, MYR_STACK_GUARD_NEVER, 0);
+    myr_stack_pool p;
+    myr_stack_pool_init(&p, 0, 4, &d);
+    myr_stack *s = myr_stack_pool_get(&p);
+    CHECK(s != NULL);
+    char *old_lo = s->lo;
+    myr_stack_depot_drain(&d);   /* s goes with its chunk */
+    CHECK(!page_is_mapped(old_lo));
+    s = myr_stack_pool_get(&p);
+    CHECK(s != NULL && page_is_mapped(s->lo) && myr_stack_canary_intact(s));
+    memset(s->lo, 1, s->size - 64);
+    CHECK(d.canaried == 1);
     myr_stack_pool_put(&p, s);
     myr_stack_pool_drain(&p);
     myr_stack_depot_drain(&d);
@@ -567,6 +639,9 @@ int main(int argc, char **argv)
          canary_stacks_cost_no_mapping_each},
         {"depot_drain_unmaps_every_chunk", depot_drain_unmaps_every_chunk},
         {"pool_with_depot_carves_new_stacks", pool_with_depot_carves_new_stacks},
+        {"pools_carve_from_regions_of_their_own", pools_carve_from_regions_of_their_own},
+        {"pool_carves_afresh_after_its_depot_drains",
+         pool_carves_afresh_after_its_depot_drains},
     };
     return RUN_TEST_CASES(argc, argv, cases);
 }
