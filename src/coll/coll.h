@@ -131,6 +131,11 @@ typedef struct myr_coll_args {
  * every rank. */
 int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *args,
                  const char **why) __attribute__((warn_unused_result));
+/* myr_coll_run for a barrier, without its arguments: a barrier is one
+ * round with nothing to check but the other ranks' collective, and
+ * nothing to move, so its calls (MPI_Barrier's) skip building them. */
+int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
+    __attribute__((warn_unused_result));
 /* The MPI name of a collective ("MPI_Gatherv", "MPI_Igatherv"). */
 const char *myr_coll_name(myr_coll_kind kind, bool nonblocking);
 

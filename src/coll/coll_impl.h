@@ -108,8 +108,19 @@ static inline myr_rank *coll_state_rank(const coll_state *s, int r)
 coll_state *coll_state_new(myr_rank *ranks, const int *map, int size);
 void coll_state_free(coll_state *s);
 /* The state of comm for the calling rank (built on first use for
- * MPI_COMM_WORLD and MPI_COMM_SELF); NULL when out of memory. */
-coll_state *coll_state_of(MPI_Comm comm, myr_rank *self);
+ * MPI_COMM_WORLD and MPI_COMM_SELF); NULL when out of memory. A rank
+ * belongs to one job: the state it found once stays valid, and it keeps
+ * it in its local state of the communicator. */
+coll_state *coll_state_find(MPI_Comm comm, myr_rank *self);
+static inline coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
+{
+    if (comm->kind == MYR_COMM_INTRA)
+        return comm->shared->coll;
+    myr_comm_local *local = comm->kind == MYR_COMM_WORLD ? &self->world_local
+                                                          : &self->self_local;
+    coll_state *s = atomic_load_explicit(&local->coll, memory_order_acquire);
+    return __builtin_expect(s != NULL, 1) ? s : coll_state_find(comm, self);
+}
 
 /* Take part in one round as comm rank `me`, with slot `mine`: returns after
  * the release, the completer's work (coll_complete) done. */

@@ -191,17 +191,11 @@ static coll_state *state_lookup(MPI_Comm comm, myr_rank *self)
     return s ? s : install(mine, coll_state_new(j->ranks, &self->world_rank, 1));
 }
 
-coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
+coll_state *coll_state_find(MPI_Comm comm, myr_rank *self)
 {
-    if (comm->kind == MYR_COMM_INTRA)
-        return comm->shared->coll;
-    /* A rank belongs to one job: what it found once stays valid. */
     myr_comm_local *local = comm->kind == MYR_COMM_WORLD ? &self->world_local
                                                           : &self->self_local;
-    coll_state *s = atomic_load_explicit(&local->coll, memory_order_acquire);
-    if (__builtin_expect(s != NULL, 1))
-        return s;
-    s = state_lookup(comm, self);
+    coll_state *s = state_lookup(comm, self);
     atomic_store_explicit(&local->coll, s, memory_order_release);
     return s;
 }

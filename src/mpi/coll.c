@@ -648,9 +648,23 @@ static int barrier(bool nb, MPI_Comm comm, MPI_Request *request)
     myr_coll_args a = {.kind = MYR_COLL_BARRIER};
     return coll_start(comm, &a, nb, request);
 }
+/* coll_call for a barrier, without building its arguments (there are
+ * none to check or to move). */
 int PMPI_Barrier(MPI_Comm comm)
 {
-    return barrier(false, comm, NULL);
+    static const char call[] = "MPI_Barrier";
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = myr_check_comm(call, comm)))
+        return err;
+    if (comm->kind == MYR_COMM_INTER)
+        return barrier(false, comm, NULL);
+    myr_coll_nb_drain(comm, self);
+    const char *why = NULL;
+    err = myr_coll_barrier(comm, self, &why);
+    return raise_coll(call, comm, err, why);
 }
 int MPI_Barrier(MPI_Comm comm) MYR_PMPI(Barrier);
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
