@@ -236,8 +236,13 @@ int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
     }
     int me = myr_comm_rank(comm, self);
     self->coll_comm = comm;
+    /* In place (see myr_coll_run), and only what is read of a barrier's
+     * slot: the agreement checks (coll_slots_match, slots_agree) look no
+     * further than its kind for a collective that has no root and no
+     * data. */
     coll_slot *mine = &s->slots[me];
-    *mine = (coll_slot){.kind = MYR_COLL_BARRIER};   /* in place: see myr_coll_run */
+    mine->kind = MYR_COLL_BARRIER;
+    mine->nonblocking = false;
     coll_round(s, self, me, mine);
     if (s->err != MPI_SUCCESS) {
         *why = s->why;

@@ -17,25 +17,26 @@ enum { COLL_CREATE = MYR_COLL_KINDS_ };
 
 /* What a rank passes to a round; written by that rank before it arrives,
  * read by the completer and, in a parallel phase, by every rank. The
- * fields every check reads are here (one cache line per rank for the
- * completer to read); the rest is behind `a`. */
+ * fields every check reads are here, in one cache line per rank (the
+ * slots are line-aligned); the rest is behind `a`. */
 typedef struct coll_slot {
-    int kind;
+    _Alignas(MYR_FETCH_LINE) int kind;
+    int root;
+    int count;
+    int color, key;        /* COLL_CREATE */
     bool nonblocking;
     bool in_place;         /* sbuf (scatter: rbuf at the root) is MPI_IN_PLACE */
-    int root;
     /* What this rank contributes: bcast the root's buffer, a reduction's
      * input, gather's and allgather's block (allgather in place: the
      * block in recvbuf where MPI says it is; gather in place at the root:
      * nothing to move). */
     const void *in;
-    int count;
     MPI_Datatype type;
     MPI_Op op;
     long long total;       /* reduce_scatter: the sum of recvcounts */
     const myr_coll_args *a;
-    int color, key;        /* COLL_CREATE */
 } coll_slot;
+_Static_assert(sizeof(coll_slot) == MYR_FETCH_LINE, "a slot is one cache line");
 
 /* A rank's new communicator, decided by the completer of a creation round. */
 typedef struct split_result {
@@ -63,7 +64,7 @@ typedef struct coll_group {
  * round numbers its resumer has reached (`woken` before resuming it,
  * `delivered` after). */
 typedef struct coll_waiter {
-    _Atomic(myr_ult_t *) ult;
+    _Alignas(32) _Atomic(myr_ult_t *) ult;   /* two per line, none straddling */
     _Atomic unsigned woken, delivered;
     int group;             /* the rank's group (fixed at creation) */
 } coll_waiter;

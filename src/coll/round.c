@@ -106,12 +106,16 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
     int workers = myr_worker_count();
     s->ngroups = workers < 1 ? 1 : workers < size ? workers : size;
     s->groups = aligned_alloc(MYR_CACHE_LINE, (size_t)s->ngroups * sizeof *s->groups);
-    s->slots = calloc((size_t)size, sizeof *s->slots);
-    s->waiters = calloc((size_t)size, sizeof *s->waiters);
+    s->slots = aligned_alloc(MYR_FETCH_LINE, (size_t)size * sizeof *s->slots);
+    s->waiters = aligned_alloc(MYR_CACHE_LINE,
+                               ((size_t)size * sizeof *s->waiters + MYR_CACHE_LINE - 1) /
+                                   MYR_CACHE_LINE * MYR_CACHE_LINE);
     if (!s->groups || !s->slots || !s->waiters) {
         coll_state_free(s);
         return NULL;
     }
+    memset(s->slots, 0, (size_t)size * sizeof *s->slots);
+    memset(s->waiters, 0, (size_t)size * sizeof *s->waiters);
     /* Group g holds the ranks r with r*G/N == g: those the launcher placed on
      * worker g. With G <= N no group is empty. */
     long long n = size, g_count = s->ngroups;

@@ -217,16 +217,17 @@ typedef struct myr_coll_nb_queue {
     _Atomic(myr_ult_t *) runner;         /* the ULT running them, if any */
 } myr_coll_nb_queue;
 
-/* Per-rank state of a communicator (MPI makes it per process). */
+/* Per-rank state of a communicator (MPI makes it per process). What every
+ * collective call reads comes first (see myr_rank). */
 typedef struct myr_comm_local {
-    MPI_Errhandler errhandler;
-    char *name;            /* set by MPI_Comm_set_name; NULL: the default */
-    myr_coll_nb_queue nb;
-    struct myr_attr *attrs;    /* cached attributes (mpi/attr.c) */
-    MPI_Info hints;        /* MPI_Comm_set_info's; MPI_INFO_NULL: none (mpi/info.c) */
     _Atomic(void *) coll;  /* MPI_COMM_WORLD's and MPI_COMM_SELF's collective
                               state, remembered by coll/round.c (several
                               ULTs of a rank may look it up at once) */
+    myr_coll_nb_queue nb;
+    MPI_Errhandler errhandler;
+    char *name;            /* set by MPI_Comm_set_name; NULL: the default */
+    struct myr_attr *attrs;    /* cached attributes (mpi/attr.c) */
+    MPI_Info hints;        /* MPI_Comm_set_info's; MPI_INFO_NULL: none (mpi/info.c) */
 } myr_comm_local;
 
 /* Ranks of a group or communicator, in order: rank i is job rank
@@ -431,33 +432,37 @@ typedef enum myr_wait_kind {
 
 typedef struct myr_wait_note {
     myr_wait_kind kind;
-    const void *what;
     int n;
-    MPI_Comm comm;
     int peer, tag;
+    const void *what;
+    MPI_Comm comm;
 } myr_wait_note;
 
 typedef struct myr_rank {
+    /* First line: what every MPI call and every blocking one touches (a
+     * barrier of thousands of ranks per worker runs each rank once per
+     * round, and each line of its state is a cache miss). */
     int world_rank;
-    myr_ult_t *ult;                  /* the rank's main ULT */
-    myr_match_queues match;
-    myr_waitcell wait;
     int init_state;                  /* 0 before MPI_Init, 1 in, 2 after MPI_Finalize */
-    int thread_level;
-    myr_comm_local world_local;      /* this rank's MPI_COMM_WORLD state */
-    myr_comm_local self_local;       /* this rank's MPI_COMM_SELF state */
-    myr_bsend_state bsend;
-    struct myr_attr *predefined_type_attrs;   /* on MPI_INT... (mpi/attr.c) */
-    int exit_code;                   /* main's return value */
-    bool returned;                   /* main returned */
     /* For the reports: the MPI function a ULT of the rank entered last,
      * the communicator of its latest blocking collective, and what it is
      * blocked on (see myr_wait_note). */
     _Atomic(const char *) last_call;
     MPI_Comm coll_comm;
     _Atomic int waiting_kind;        /* myr_wait_kind of `waiting`, NONE: not blocked */
-    _Atomic int sessions;            /* MPI 4.0 sessions open (mpi/session.c) */
     myr_wait_note waiting;
+    /* Second line: what a collective on MPI_COMM_WORLD reads. */
+    myr_comm_local world_local;      /* this rank's MPI_COMM_WORLD state */
+    myr_ult_t *ult;                  /* the rank's main ULT */
+    int thread_level;
+    _Atomic int sessions;            /* MPI 4.0 sessions open (mpi/session.c) */
+    myr_comm_local self_local;       /* this rank's MPI_COMM_SELF state */
+    myr_bsend_state bsend;
+    struct myr_attr *predefined_type_attrs;   /* on MPI_INT... (mpi/attr.c) */
+    myr_match_queues match;
+    myr_waitcell wait;
+    int exit_code;                   /* main's return value */
+    bool returned;                   /* main returned */
 } myr_rank;
 
 /* Record what the calling ULT of r is about to block on, and that it no

@@ -643,7 +643,9 @@ static int coll_start(MPI_Comm comm, const myr_coll_args *a, bool nb, MPI_Reques
 
 /* ---- the entry points: MPI_X and MPI_IX share one function -------------------------- */
 
-static int barrier(bool nb, MPI_Comm comm, MPI_Request *request)
+/* Out of line: MPI_Barrier's frame would otherwise hold its arguments. */
+__attribute__((noinline)) static int barrier(bool nb, MPI_Comm comm,
+                                             MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_BARRIER};
     return coll_start(comm, &a, nb, request);

@@ -16,14 +16,27 @@
 #include "ult/deque.h"
 #include "ult/inbox.h"
 
-/* A context plus the bounds of the stack it runs on (for the sanitizers'
- * fiber annotations and for overflow reports). */
+/* A context, plus (sanitizer builds) the bounds of the stack it runs on
+ * for the sanitizer's fiber annotations. Only the context otherwise: it
+ * shares the descriptor's first cache line with what a switch reads. */
 typedef struct myr_fiber {
     myr_context ctx;
+#ifdef MYR_SANITIZE
     void *stack_lo;
     size_t stack_size;
     void *asan_fake_stack;
+#endif
 } myr_fiber;
+
+static inline void myr_fiber_set_bounds(myr_fiber *f, void *lo, size_t size)
+{
+#ifdef MYR_SANITIZE
+    f->stack_lo = lo;
+    f->stack_size = size;
+#else
+    (void)f, (void)lo, (void)size;
+#endif
+}
 
 /* ULT state word: one of the three states, plus the RESUME_PENDING bit
  * ("a resume arrived while the ULT was not suspended"). */
@@ -42,32 +55,34 @@ enum {
 struct myr_worker;
 typedef struct myr_ult myr_ult;
 
-/* The first cache line (descriptors are 64-byte aligned) holds what a
- * resume from another worker touches, the state word, the home and the
- * inbox link, and what the worker that then runs the ULT reads first, so a
- * cross-worker resume moves one line of the descriptor, not two. */
+/* The first cache line (descriptors are 64-byte aligned) holds everything
+ * a resume and a switch touch: the inbox link, the state word, the home,
+ * the context, the canary, errno and the inherited value the layers above
+ * read on every call (an MPI rank). A ULT that is resumed and run costs
+ * one line of its descriptor: with thousands of ULTs per worker, each
+ * line is a cache miss per turn. */
 struct myr_ult {
     myr_qnode qnode;                  /* link in an inbox */
     _Atomic unsigned state;
+    int saved_errno;
     struct myr_worker *worker;        /* running on, or home when not */
     struct myr_worker *anchor;        /* spawn_on's worker, where every resume
                                          makes it ready (NULL: its home) */
     myr_fiber fiber;
-    myr_stack *stack;                 /* NULL until first run (lazy) */
     const uint64_t *canary;           /* checked at every switch-out: the
                                          stack's canary word, or
                                          &myr_stack_no_canary */
-    _Atomic(struct myr_ult *) joiner; /* see ult.c: the join protocol */
+    void *inherited;                  /* copied into ULTs this one spawns */
     bool started;                     /* has a context to switch to */
     bool is_main;
     bool external;                    /* an adopted kernel thread (external.c):
                                          no worker, no context of ours */
-    int saved_errno;
+    myr_stack *stack;                 /* NULL until first run (lazy) */
+    _Atomic(struct myr_ult *) joiner; /* see ult.c: the join protocol */
     myr_ult_fn fn;
     void *arg;
     void *result;
     unsigned long id;
-    void *inherited;                  /* copied into ULTs this one spawns */
     void **keys;                      /* ULT-local storage, grown on set */
     unsigned nkeys;
     struct myr_worker *migrate_to;    /* target of a pending migration */

@@ -175,8 +175,7 @@ static void bind_stack(myr_worker *w, myr_ult *u)
         out_of_stacks(w, u);
     u->stack = s;
     u->canary = myr_stack_canary_word(s);
-    u->fiber.stack_lo = s->lo;
-    u->fiber.stack_size = s->size;
+    myr_fiber_set_bounds(&u->fiber, s->lo, s->size);
     myr_context_make(&u->fiber.ctx, s->lo,
                      (size_t)((char *)myr_stack_top(s) - (char *)s->lo), ult_entry, u);
     u->started = true;

@@ -57,12 +57,13 @@ _Noreturn void myr_fatal(const char *what, const char *detail)
 static void fiber_bounds_of_thread(myr_fiber *f)
 {
     pthread_attr_t attr;
-    f->stack_lo = NULL;
-    f->stack_size = 0;
+    void *lo = NULL;
+    size_t size = 0;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        pthread_attr_getstack(&attr, &f->stack_lo, &f->stack_size);
+        pthread_attr_getstack(&attr, &lo, &size);
         pthread_attr_destroy(&attr);
     }
+    myr_fiber_set_bounds(f, lo, size);
 }
 
 static int worker_setup(myr_worker *w, int index)
@@ -236,8 +237,7 @@ int myr_init_config(const myr_config_t *cfg)
     w0->sched_stack = myr_stack_create(64 * 1024);
     if (!w0->sched_stack)
         goto nomem;
-    w0->sched.stack_lo = w0->sched_stack->lo;
-    w0->sched.stack_size = w0->sched_stack->size;
+    myr_fiber_set_bounds(&w0->sched, w0->sched_stack->lo, w0->sched_stack->size);
     myr_context_make(&w0->sched.ctx, w0->sched_stack->lo,
                      (size_t)((char *)myr_stack_top(w0->sched_stack) -
                               (char *)w0->sched_stack->lo),
