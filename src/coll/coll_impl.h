@@ -54,6 +54,7 @@ typedef struct coll_group {
     _Alignas(MYR_CACHE_LINE) _Atomic int arrived;
     _Atomic int leader;    /* the group's last arrival in its latest round */
     int first, size;       /* ranks first .. first+size-1 */
+    bool chain;            /* its ranks share a worker: woken one by one */
     _Atomic int ref;
     _Atomic bool mismatch;
     bool checked_mismatch;

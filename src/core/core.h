@@ -504,6 +504,14 @@ static inline myr_rank *myr_rank_self(void)
 
 /* Allocate the job's ranks (not started). 0 on success. */
 int myr_job_create(int nranks);
+
+/* The worker (of `workers`) that job rank `rank` (of `size`) is started
+ * on and anchored to (launch/rank_start.c): blocks of consecutive ranks,
+ * so that neighbours share a worker. */
+static inline int myr_job_worker_of(long rank, long size, int workers)
+{
+    return (int)(rank * workers / size);
+}
 void myr_job_destroy(void);
 
 /* Resolve a communicator handle for the calling rank: its size and the

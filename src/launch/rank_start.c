@@ -216,8 +216,7 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
     int workers = myr_worker_count();
     for (long i = 0; i < nranks; i++) {
         starts[i] = (rank_start){&myr_the_job.ranks[i], argc, argv, NULL};
-        /* Spread ranks over the workers in blocks (neighbours together). */
-        int w = (int)(i * workers / nranks);
+        int w = myr_job_worker_of(i, nranks, workers);
         rc = myr_ult_spawn_on(w, &ults[i], run_rank, &starts[i]);
         if (rc != MYR_OK) {
             fprintf(stderr, "myriad: cannot start rank %ld: %s\n", i, myr_strerror(rc));
