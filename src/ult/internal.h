@@ -55,12 +55,15 @@ enum {
 struct myr_worker;
 typedef struct myr_ult myr_ult;
 
-/* The first cache line (descriptors are 64-byte aligned) holds everything
- * a resume and a switch touch: the inbox link, the state word, the home,
- * the context, the canary, errno and the inherited value the layers above
- * read on every call (an MPI rank). A ULT that is resumed and run costs
- * one line of its descriptor: with thousands of ULTs per worker, each
- * line is a cache miss per turn. */
+/* The first cache line (descriptors are 64-byte aligned) holds what a
+ * resume and a switch touch: the inbox link, the state word, the home, the
+ * context, the canary and errno; so a ULT that is resumed and run costs
+ * one line of its descriptor (with thousands of ULTs per worker, each line
+ * is a cache miss per turn). The inherited value, which the layers above
+ * read on every call (an MPI rank's MPI calls), is on the second line: a
+ * resume from another worker takes the first line away while the ULT may
+ * still be running (its resume-pending bit), and the running ULT's calls
+ * should not have to fetch it back. */
 struct myr_ult {
     myr_qnode qnode;                  /* link in an inbox */
     _Atomic unsigned state;
@@ -72,12 +75,12 @@ struct myr_ult {
     const uint64_t *canary;           /* checked at every switch-out: the
                                          stack's canary word, or
                                          &myr_stack_no_canary */
-    void *inherited;                  /* copied into ULTs this one spawns */
     bool started;                     /* has a context to switch to */
     bool is_main;
     bool external;                    /* an adopted kernel thread (external.c):
                                          no worker, no context of ours */
     myr_stack *stack;                 /* NULL until first run (lazy) */
+    _Alignas(64) void *inherited;     /* copied into ULTs this one spawns */
     _Atomic(struct myr_ult *) joiner; /* see ult.c: the join protocol */
     myr_ult_fn fn;
     void *arg;
