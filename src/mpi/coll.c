@@ -374,7 +374,17 @@ static int check_args(const char *call, MPI_Comm comm, myr_rank *self, const myr
     }
 }
 
-/* Check and run the collective `a` (MPI name `call`) on comm. */
+/* A barrier on an intercommunicator. Out of line: MPI_Barrier's frame
+ * would otherwise hold the arguments its intracommunicator path never
+ * builds. */
+__attribute__((noinline)) static int inter_barrier(const char *call, MPI_Comm comm)
+{
+    myr_coll_args a = {.kind = MYR_COLL_BARRIER};
+    return myr_inter_coll(call, comm, &a);
+}
+
+/* Check and run the collective `a` (MPI name `call`) on comm; `a` NULL:
+ * MPI_Barrier, which has no arguments to build or check. */
 static int coll_call(const char *call, MPI_Comm comm, const myr_coll_args *a)
 {
     int err;
@@ -385,13 +395,13 @@ static int coll_call(const char *call, MPI_Comm comm, const myr_coll_args *a)
         return err;
     if (comm->kind == MYR_COMM_INTER) {
         myr_coll_nb_drain(comm, self);
-        return myr_inter_coll(call, comm, a);
+        return a ? myr_inter_coll(call, comm, a) : inter_barrier(call, comm);
     }
-    if ((err = check_args(call, comm, self, a)))
+    if (a && (err = check_args(call, comm, self, a)))
         return err;
     myr_coll_nb_drain(comm, self);   /* after the rank's nonblocking ones */
     const char *why = NULL;
-    err = myr_coll_run(comm, self, a, &why);
+    err = a ? myr_coll_run(comm, self, a, &why) : myr_coll_barrier(comm, self, &why);
     return raise_coll(call, comm, err, why);
 }
 
@@ -643,30 +653,14 @@ static int coll_start(MPI_Comm comm, const myr_coll_args *a, bool nb, MPI_Reques
 
 /* ---- the entry points: MPI_X and MPI_IX share one function -------------------------- */
 
-/* Out of line: MPI_Barrier's frame would otherwise hold its arguments. */
-__attribute__((noinline)) static int barrier(bool nb, MPI_Comm comm,
-                                             MPI_Request *request)
+static int barrier(bool nb, MPI_Comm comm, MPI_Request *request)
 {
     myr_coll_args a = {.kind = MYR_COLL_BARRIER};
     return coll_start(comm, &a, nb, request);
 }
-/* coll_call for a barrier, without building its arguments (there are
- * none to check or to move). */
 int PMPI_Barrier(MPI_Comm comm)
 {
-    static const char call[] = "MPI_Barrier";
-    int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
-    if (!self)
-        return err;
-    if ((err = myr_check_comm(call, comm)))
-        return err;
-    if (comm->kind == MYR_COMM_INTER)
-        return barrier(false, comm, NULL);
-    myr_coll_nb_drain(comm, self);
-    const char *why = NULL;
-    err = myr_coll_barrier(comm, self, &why);
-    return raise_coll(call, comm, err, why);
+    return coll_call("MPI_Barrier", comm, NULL);
 }
 int MPI_Barrier(MPI_Comm comm) MYR_PMPI(Barrier);
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
