@@ -481,6 +481,15 @@ static inline void myr_wait_note_set(myr_rank *r, const myr_wait_note *note)
     atomic_store_explicit(&r->waiting_kind, note->kind, memory_order_release);
 }
 
+/* The same for one request (MYR_WAIT_REQUEST), whose note is only `what`:
+ * the report reads the rest from the request. */
+static inline void myr_wait_note_set_request(myr_rank *r, const void *request)
+{
+    r->waiting.kind = MYR_WAIT_REQUEST;
+    r->waiting.what = request;
+    atomic_store_explicit(&r->waiting_kind, MYR_WAIT_REQUEST, memory_order_release);
+}
+
 static inline void myr_wait_note_clear(myr_rank *r)
 {
     atomic_store_explicit(&r->waiting_kind, MYR_WAIT_NONE, memory_order_relaxed);

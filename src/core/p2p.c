@@ -128,9 +128,8 @@ void myr_request_wait(myr_rank *self, struct myr_mpi_request *r)
      * then only leaves a pending resume behind: waits tolerate those). */
     if (myr_ult_spin_while_idle(&r->state, MYR_REQ_COMPLETE))
         return;
-    myr_wait_note note = {.kind = MYR_WAIT_REQUEST, .what = r};
     if (r->solo) {
-        myr_wait_note_set(self, &note);
+        myr_wait_note_set_request(self, r);
         wait_claimed(r);  /* registered by myr_request_init_solo */
         myr_wait_note_clear(self);
         return;
@@ -138,12 +137,13 @@ void myr_request_wait(myr_rank *self, struct myr_mpi_request *r)
     myr_ult_t *expected = NULL;
     if (atomic_compare_exchange_strong(&r->waiter, &expected, myr_ult_self_internal()) ||
         expected == MYR_WAITER_CLAIMED) {
-        myr_wait_note_set(self, &note);
+        myr_wait_note_set_request(self, r);
         wait_claimed(r);
         myr_wait_note_clear(self);
         return;
     }
     /* Another ULT of this rank waits on it already (MPI_THREAD_MULTIPLE). */
+    myr_wait_note note = {.kind = MYR_WAIT_REQUEST, .what = r};
     myr_wait_until(self, request_done_cb, r, &note);
 }
 
@@ -286,36 +286,42 @@ static void unexpected_append(myr_match_queues *q, myr_envelope *e)
 
 /* ---- send -------------------------------------------------------------- */
 
-int myr_p2p_start_send(struct myr_mpi_request *s)
+/* A send, with its request `s` or, for a blocking send, none (NULL): then
+ * it returns MYR_P2P_NEEDS_REQUEST, having queued nothing, when it has to
+ * wait for its receive (a synchronous or large send with no receive
+ * posted yet); the caller makes a request and starts it again. Always
+ * inline: instantiated once with a request and once without, and the
+ * blocking one is most of a same-worker ping-pong. */
+static inline __attribute__((always_inline)) int
+send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int peer,
+          int tag, MPI_Comm comm, myr_send_mode mode, struct myr_mpi_request *s)
 {
-    atomic_store_explicit(&s->state, 0, memory_order_relaxed);
-    if (!s->solo)
-        atomic_store_explicit(&s->waiter, NULL, memory_order_relaxed);
-    s->env = NULL;
-    if (s->peer == MPI_PROC_NULL) {
-        myr_status_empty(&s->status);
-        complete_own(s);
+    if (peer == MPI_PROC_NULL) {
+        if (s) {
+            myr_status_empty(&s->status);
+            complete_own(s);
+        }
         return MPI_SUCCESS;
     }
-    myr_rank *self = s->owner;
     myr_rank *dest;
     int src;
-    if (__builtin_expect(s->comm->kind == MYR_COMM_WORLD, 1)) {
+    if (__builtin_expect(comm->kind == MYR_COMM_WORLD, 1)) {
         /* What myr_comm_peer/myr_comm_rank answer for MPI_COMM_WORLD
          * (peer checked by the caller), without two calls through the PLT. */
-        dest = &myr_the_job.ranks[s->peer];
+        dest = &myr_the_job.ranks[peer];
         src = self->world_rank;
     } else {
-        dest = myr_comm_peer(s->comm, self, s->peer);
-        src = myr_comm_rank(s->comm, self);
+        dest = myr_comm_peer(comm, self, peer);
+        src = myr_comm_rank(comm, self);
     }
-    s->dest = dest;
-    unsigned ctx = s->comm->context_id;
-    size_t bytes = (size_t)s->count * s->type->size;
+    if (s)
+        s->dest = dest;
+    unsigned ctx = comm->context_id;
+    size_t bytes = (size_t)count * type->size;
 
     /* Buffered sends reserve space in the attached buffer first. */
     size_t reserve = 0;
-    if (s->mode == MYR_MODE_BUFFERED) {
+    if (mode == MYR_MODE_BUFFERED) {
         reserve = bytes + MPI_BSEND_OVERHEAD;
         size_t used = atomic_load(&self->bsend.used);
         do {
@@ -326,49 +332,58 @@ int myr_p2p_start_send(struct myr_mpi_request *s)
 
     myr_match_queues *q = &dest->match;
     myr_spin_lock(&q->lock);
-    struct myr_mpi_request *rr = posted_find(q, ctx, src, s->tag);
+    struct myr_mpi_request *rr = posted_find(q, ctx, src, tag);
     if (rr) {
         posted_unlink(q, rr);
         myr_spin_unlock(&q->lock);
-        fill_and_complete_recv(rr, src, s->tag, s->sbuf, s->type, s->count, bytes,
-                               false);
-        if (reserve) {
+        fill_and_complete_recv(rr, src, tag, buf, type, count, bytes, false);
+        if (reserve)
             atomic_fetch_sub(&self->bsend.used, reserve);
+        if (s) {
+            s->status.MPI_ERROR = MPI_SUCCESS;
+            complete_own(s);
         }
-        s->status.MPI_ERROR = MPI_SUCCESS;
-        complete_own(s);
         return MPI_SUCCESS;
     }
     myr_spin_unlock(&q->lock);
 
     /* No receive yet: build an envelope (outside the lock: allocation,
      * copy). A small eager copy lives in the envelope itself. */
+    bool eager = mode == MYR_MODE_BUFFERED ||
+                 (mode != MYR_MODE_SYNC && bytes <= MYR_EAGER_BYTES);
+    if (!s && !eager)
+        return MYR_P2P_NEEDS_REQUEST;  /* reserve is 0: not buffered */
     myr_envelope *e = myr_ult_cache_get(CACHE_ENVELOPE, sizeof *e);
     if (!e) {
         if (reserve)
             atomic_fetch_sub(&self->bsend.used, reserve);
         return MPI_ERR_NO_MEM;
     }
-    bool eager = s->mode == MYR_MODE_BUFFERED ||
-                 (s->mode != MYR_MODE_SYNC && bytes <= MYR_EAGER_BYTES);
     void *copy = NULL;
     if (eager && bytes) {
         copy = bytes <= sizeof e->small ? e->small : malloc(bytes);
-        if (copy)
-            copy_data(copy, MPI_BYTE, s->sbuf, s->type, s->count, bytes);
-        else
-            eager = false;
+        if (copy) {
+            copy_data(copy, MPI_BYTE, buf, type, count, bytes);
+        } else if (!s) {
+            /* No memory for the copy: with a request, it need not copy. */
+            if (reserve)
+                atomic_fetch_sub(&self->bsend.used, reserve);
+            myr_ult_cache_put(CACHE_ENVELOPE, e, sizeof *e);
+            return MYR_P2P_NEEDS_REQUEST;
+        } else {
+            eager = false;  /* it waits for its receive instead */
+        }
     }
     /* Field by field: an initialiser would also clear `small`. */
     e->magic = MYR_MAGIC_MESSAGE;
     e->next = e->prev = NULL;
     e->context_id = ctx;
     e->source = src;
-    e->tag = s->tag;
+    e->tag = tag;
     e->bytes = bytes;
-    e->data = eager ? copy : s->sbuf;
-    e->count = eager ? (int)bytes : s->count;
-    e->type = eager ? MPI_BYTE : s->type;
+    e->data = eager ? copy : buf;
+    e->count = eager ? (int)bytes : count;
+    e->type = eager ? MPI_BYTE : type;
     e->sreq = eager ? NULL : s;
     e->eager = copy;
     e->bsend_owner = reserve ? self : NULL;
@@ -379,55 +394,112 @@ int myr_p2p_start_send(struct myr_mpi_request *s)
     /* A receive may have been posted while we were unlocked. It found no
      * matching envelope when it was posted, and every envelope since then
      * checked it first: so ours is the first message it can match. */
-    rr = posted_find(q, ctx, src, s->tag);
+    rr = posted_find(q, ctx, src, tag);
     if (rr) {
         posted_unlink(q, rr);
         myr_spin_unlock(&q->lock);
-        fill_and_complete_recv(rr, src, s->tag, s->sbuf, s->type, s->count, bytes,
-                               false);
+        fill_and_complete_recv(rr, src, tag, buf, type, count, bytes, false);
         if (reserve)
             atomic_fetch_sub(&self->bsend.used, reserve);
         envelope_free(e);
-        s->status.MPI_ERROR = MPI_SUCCESS;
-        complete_own(s);
+        if (s) {
+            s->status.MPI_ERROR = MPI_SUCCESS;
+            complete_own(s);
+        }
         return MPI_SUCCESS;
     }
-    if (!eager)
+    if (s && !eager)
         s->env = e;
     unexpected_append(q, e);
     myr_spin_unlock(&q->lock);
     myr_wait_notify(dest);  /* a probe may be waiting for this message */
-    if (eager) {
+    if (eager && s) {
         s->status.MPI_ERROR = MPI_SUCCESS;
         complete_own(s);
     }
     return MPI_SUCCESS;
 }
 
+int myr_p2p_start_send(struct myr_mpi_request *s)
+{
+    atomic_store_explicit(&s->state, 0, memory_order_relaxed);
+    if (!s->solo)
+        atomic_store_explicit(&s->waiter, NULL, memory_order_relaxed);
+    s->env = NULL;
+    return send_core(s->owner, s->sbuf, s->count, s->type, s->peer, s->tag, s->comm,
+                     (myr_send_mode)s->mode, s);
+}
+
+int myr_p2p_send_blocking(myr_rank *self, const void *buf, int count, MPI_Datatype type,
+                          int peer, int tag, MPI_Comm comm, myr_send_mode mode)
+{
+    return send_core(self, buf, count, type, peer, tag, comm, mode, NULL);
+}
+
 /* ---- receive ------------------------------------------------------------ */
+
+/* A receive from MPI_PROC_NULL: done at once, with an empty status. */
+static void recv_from_proc_null(struct myr_mpi_request *r)
+{
+    myr_status_empty(&r->status);
+    r->status.MPI_SOURCE = MPI_PROC_NULL;
+    complete_own(r);
+}
+
+/* Take the first matching message of `self`'s unexpected queue into r, or
+ * post r (true: it waits in the posted queue). The envelope (ctx, source,
+ * tag) is r's own, passed as values: the callers have them in registers. */
+static inline __attribute__((always_inline)) bool
+take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source, int tag)
+{
+    myr_match_queues *q = &self->match;
+    myr_spin_lock(&q->lock);
+    myr_envelope *e = unexpected_find(q, ctx, source, tag);
+    if (e) {
+        unexpected_unlink(q, e);
+        myr_spin_unlock(&q->lock);
+        take_envelope(r, e);
+        return false;
+    }
+    posted_append(q, r);
+    myr_spin_unlock(&q->lock);
+    return true;
+}
 
 void myr_p2p_start_recv(struct myr_mpi_request *r)
 {
     atomic_store_explicit(&r->state, 0, memory_order_relaxed);
     if (!r->solo)
         atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
-    if (r->peer == MPI_PROC_NULL) {
-        myr_status_empty(&r->status);
-        r->status.MPI_SOURCE = MPI_PROC_NULL;
-        complete_own(r);
+    if (r->peer == MPI_PROC_NULL)
+        recv_from_proc_null(r);
+    else
+        take_or_post(r->owner, r, r->comm->context_id, r->peer, r->tag);
+}
+
+void myr_p2p_recv_blocking(myr_rank *self, struct myr_mpi_request *r, void *buf,
+                           int count, MPI_Datatype type, int source, int tag,
+                           MPI_Comm comm)
+{
+    myr_request_init_solo(r, self, MYR_REQ_RECV);
+    r->rbuf = buf;
+    r->count = count;
+    r->type = type;
+    r->peer = source;
+    r->tag = tag;
+    r->comm = comm;
+    if (source == MPI_PROC_NULL) {
+        recv_from_proc_null(r);
         return;
     }
-    myr_match_queues *q = &r->owner->match;
-    myr_spin_lock(&q->lock);
-    myr_envelope *e = unexpected_find(q, r->comm->context_id, r->peer, r->tag);
-    if (e) {
-        unexpected_unlink(q, e);
-        myr_spin_unlock(&q->lock);
-        take_envelope(r, e);
+    if (!take_or_post(self, r, comm->context_id, source, tag))
         return;
-    }
-    posted_append(q, r);
-    myr_spin_unlock(&q->lock);
+    /* myr_request_wait for a solo request that was just posted. */
+    if (myr_ult_spin_while_idle(&r->state, MYR_REQ_COMPLETE))
+        return;
+    myr_wait_note_set_request(self, r);
+    wait_claimed(r);
+    myr_wait_note_clear(self);
 }
 
 void myr_p2p_start_mrecv(struct myr_mpi_request *r, myr_envelope *msg)

@@ -16,6 +16,9 @@
  *     queue and waits.
  * Both queues are FIFO and matched in order under one lock per receiving
  * rank, which gives MPI's non-overtaking rule, ANY_SOURCE and ANY_TAG.
+ * A blocking send makes a request only when it has to wait for its
+ * receive; a blocking receive sets up its request (on its stack) in the
+ * same call that matches or posts it and waits.
  *
  * Completion may come from any thread (another rank's worker today, the
  * network's communication thread later): myr_request_complete only sets
@@ -180,7 +183,21 @@ MYR_INTERNAL void myr_request_wait(myr_rank *self, struct myr_mpi_request *r);
 /* Start the operation described by the request's fields. Returns an MPI
  * error class (MPI_ERR_BUFFER when a buffered send does not fit). */
 MYR_INTERNAL int myr_p2p_start_send(struct myr_mpi_request *r);
+/* A blocking send (MPI_Send and its modes) without a request while it need
+ * not wait: done when it matched a posted receive or left its data in an
+ * eager envelope. MYR_P2P_NEEDS_REQUEST: it must wait for its receive and
+ * has queued nothing; the caller starts a request of its own. Otherwise an
+ * MPI error class, as myr_p2p_start_send. */
+#define MYR_P2P_NEEDS_REQUEST (-1)
+MYR_INTERNAL int myr_p2p_send_blocking(myr_rank *self, const void *buf, int count,
+                                       MPI_Datatype type, int peer, int tag,
+                                       MPI_Comm comm, myr_send_mode mode);
 MYR_INTERNAL void myr_p2p_start_recv(struct myr_mpi_request *r);
+/* A blocking receive (MPI_Recv) in one call: `r`, the caller's storage,
+ * becomes its request; on return it is complete, its result in r->status. */
+MYR_INTERNAL void myr_p2p_recv_blocking(myr_rank *self, struct myr_mpi_request *r,
+                                        void *buf, int count, MPI_Datatype type,
+                                        int source, int tag, MPI_Comm comm);
 /* Start a receive of a message taken by MPI_Mprobe. */
 MYR_INTERNAL void myr_p2p_start_mrecv(struct myr_mpi_request *r, myr_envelope *msg);
 

@@ -143,9 +143,26 @@ static int send_failed(const char *call, MPI_Comm comm, myr_rank *self, int err)
     return myr_mpi_error(comm, err, call, "out of memory for the message envelope");
 }
 
-static int blocking_send(const char *call, const void *buf, int count,
-                         MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                         myr_send_mode mode)
+/* A blocking send that must wait for its receive: its own request, on the
+ * stack (out of line: the common sends do not need it). */
+static __attribute__((noinline)) int send_and_wait(myr_rank *self, const void *buf,
+                                                   int count, MPI_Datatype type,
+                                                   int dest, int tag, MPI_Comm comm,
+                                                   myr_send_mode mode)
+{
+    struct myr_mpi_request r;
+    myr_request_init_solo(&r, self, MYR_REQ_SEND);
+    describe_send(&r, buf, count, type, dest, tag, comm, mode);
+    int err = myr_p2p_start_send(&r);
+    if (!err)
+        myr_request_wait(self, &r);
+    return err;
+}
+
+/* Inline in each mode's entry point, with its mode a constant. */
+static inline __attribute__((always_inline)) int
+blocking_send(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
+              int tag, MPI_Comm comm, myr_send_mode mode)
 {
     int err;
     myr_rank *self = enter(call, &err);
@@ -153,12 +170,11 @@ static int blocking_send(const char *call, const void *buf, int count,
         return err;
     if ((err = check_send(call, self, buf, count, type, dest, tag, comm)))
         return err;
-    struct myr_mpi_request r;
-    myr_request_init_solo(&r, self, MYR_REQ_SEND);
-    describe_send(&r, buf, count, type, dest, tag, comm, mode);
-    if ((err = myr_p2p_start_send(&r)))
+    err = myr_p2p_send_blocking(self, buf, count, type, dest, tag, comm, mode);
+    if (__builtin_expect(err == MYR_P2P_NEEDS_REQUEST, 0))
+        err = send_and_wait(self, buf, count, type, dest, tag, comm, mode);
+    if (__builtin_expect(err != MPI_SUCCESS, 0))
         return send_failed(call, comm, self, err);
-    myr_request_wait(self, &r);
     return MPI_SUCCESS;
 }
 
@@ -256,12 +272,11 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
     if ((err = check_recv(call, self, buf, count, type, source, tag, comm)))
         return err;
     struct myr_mpi_request r;
-    myr_request_init_solo(&r, self, MYR_REQ_RECV);
-    describe_recv(&r, buf, count, type, source, tag, comm);
-    myr_p2p_start_recv(&r);
-    myr_request_wait(self, &r);
+    myr_p2p_recv_blocking(self, &r, buf, count, type, source, tag, comm);
     myr_status_copy(status, &r.status);
-    return recv_result(call, comm, &r.status);
+    if (__builtin_expect(r.status.MPI_ERROR != MPI_SUCCESS, 0))
+        return recv_result(call, comm, &r.status);
+    return MPI_SUCCESS;
 }
 int MPI_Recv(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *) MYR_PMPI(Recv);
 
