@@ -227,30 +227,6 @@ static void slot_fill(coll_slot *m, const myr_coll_args *a, int me, int size)
     }
 }
 
-int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
-{
-    coll_state *s = coll_state_of(comm, self);
-    if (!s) {
-        *why = "out of memory for the communicator's collective state";
-        return MPI_ERR_NO_MEM;
-    }
-    int me = myr_comm_rank(comm, self);
-    self->coll_comm = comm;
-    /* In place (see myr_coll_run), and only what is read of a barrier's
-     * slot: the agreement checks (coll_slots_match, slots_agree) look no
-     * further than its kind for a collective that has no root and no
-     * data. */
-    coll_slot *mine = &s->slots[me];
-    mine->kind = MYR_COLL_BARRIER;
-    mine->nonblocking = false;
-    coll_round(s, self, me, mine);
-    if (s->err != MPI_SUCCESS) {
-        *why = s->why;
-        return s->err;
-    }
-    return MPI_SUCCESS;
-}
-
 int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why)
 {
     coll_state *s = coll_state_of(comm, self);

@@ -16,6 +16,11 @@
 
 #include "core/core.h"
 
+/* Used only inside libmyriad (and by programs linking its objects
+ * statically): hidden, so calls between its files are direct, not through
+ * the PLT. */
+#pragma GCC visibility push(hidden)
+
 /* ---- reduction operations (op.c) -------------------------------------- */
 
 typedef enum myr_op_kind {
@@ -190,5 +195,7 @@ int myr_coll_comm_split(MPI_Comm parent, myr_rank *self, int color, int key,
 int myr_coll_comm_create_group(MPI_Comm parent, myr_rank *self, MPI_Group group,
                                int tag, MPI_Comm *out, const char **why)
     __attribute__((warn_unused_result));
+
+#pragma GCC visibility pop
 
 #endif

@@ -11,6 +11,11 @@
 
 #include <stdint.h>
 
+/* Used only inside libmyriad (and by programs linking its objects
+ * statically): hidden, so calls between its files are direct, not through
+ * the PLT. */
+#pragma GCC visibility push(hidden)
+
 /* A round that creates communicators (comm_create.c), besides the
  * myr_coll_kind values. */
 enum { COLL_CREATE = MYR_COLL_KINDS_ };
@@ -241,5 +246,7 @@ static inline const char *coll_type_label(MPI_Datatype type)
 {
     return type ? myr_datatype_label(type) : "MPI_DATATYPE_NULL";
 }
+
+#pragma GCC visibility pop
 
 #endif

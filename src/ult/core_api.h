@@ -106,6 +106,15 @@ static inline void myr_ult_prefetch_stack(myr_ult_t *ult)
         __builtin_prefetch(sp + 64 * i);
 }
 
+/* A hint that `ult` is about to be resumed: start loading, for writing, the
+ * descriptor line whose state word the resume's compare-and-swap takes (a
+ * locked instruction, which a miss stalls for the whole trip). */
+static inline void myr_ult_prefetch_for_resume(myr_ult_t *ult)
+{
+    if (ult)
+        __builtin_prefetch(ult, 1);
+}
+
 /* myr_ult_self: the running ULT (or the adopted kernel thread's descriptor,
  * external.c), NULL elsewhere. Read afresh after any switch
  * (myr_worker_current, internal.h). */
