@@ -73,6 +73,7 @@ typedef struct options {
     int window;              /* bandwidth: messages in flight */
     long area;               /* bandwidth: bytes of receive slots */
     long pool;               /* overhead: bytes of each random-offset pool */
+    int ref_stores;          /* overhead: stores after each reference copy */
     double run_s;            /* target duration of one timed run */
     int reps;                /* timed runs per figure */
     int quick;               /* tiny fixed counts: only checks that it runs */
@@ -314,15 +315,29 @@ static double copy_windows(bench *b, long size, long n, int window)
     return now_s() - t0;
 }
 
+/* --ref-stores: what a messaging library's own work writes between two
+ * messages (its stack frames, its state), as plain stores to a few lines
+ * that stay in the cache. Through a volatile pointer: not inlined. */
+static volatile long ref_scratch[64];
+static void stores_after_copy(int n)
+{
+    for (int i = 0; i < n; i++)
+        ref_scratch[i & 63] = i;
+}
+static void (*volatile const store_some)(int) = stores_after_copy;
+
 static double copy_random(bench *b, long size, long n)
 {
     long pool = b->opt->pool;
+    int stores = b->opt->ref_stores;
     double t0 = now_s();
     for (long i = 0; i < n; i++) {
         /* Even copies as the ping (rank 0 -> rank 1), odd ones as the pong. */
         char *s = (i & 1 ? b->peer_src : b->src) + random_offset(&b->rng, pool, size);
         char *d = (i & 1 ? b->dst : b->peer_dst) + random_offset(&b->rng, pool, size);
         copy_bytes(d, s, (size_t)size);
+        if (stores)
+            store_some(stores);
         depend_on(b, d, size);
     }
     return now_s() - t0;
@@ -531,6 +546,9 @@ static void test_overhead(bench *b)
            "copy's addresses depend\n"
            "#   on the previous copy's data); overhead = half round trip"
            " - memcpy (best figures)\n", pool);
+    if (o->ref_stores)
+        printf("#   each memcpy followed by %d plain stores (--ref-stores)\n",
+               o->ref_stores);
     printf("# %-8s %9s %8s %12s %12s %12s %12s %s\n", "test", "size", "iters",
            "msg_us", "memcpy_us", "overhead_us", "msg_med_us", "where");
     for (int i = 0; i < k; i++) {
@@ -626,6 +644,8 @@ static void usage(FILE *f, const char *prog)
         "  --area S         bandwidth: receive slots in bytes (default 64M);\n"
         "                   the window shrinks to fit large messages\n"
         "  --pool S         overhead: random-offset pools (default 64M)\n"
+        "  --ref-stores N   overhead: N stores after each reference copy, as\n"
+        "                   a library writes between messages (default 0)\n"
         "  --time MS        target length of one timed run (default 10)\n"
         "  --reps N         timed runs per figure (default 5)\n"
         "  --quick          tiny counts, small pools: checks that it runs;\n"
@@ -672,6 +692,9 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         } else if (strcmp(a, "--pool") == 0) {
             bad = (o->pool = parse_size(v)) < 1 || o->pool > (16L << 30);
             pool_set = 1;
+        } else if (strcmp(a, "--ref-stores") == 0) {
+            o->ref_stores = atoi(v);
+            bad = o->ref_stores < 0 || o->ref_stores > 100000;
         } else if (strcmp(a, "--time") == 0) {
             o->run_s = atof(v) / 1000.0;
             bad = !(o->run_s > 0 && o->run_s < 100);

@@ -70,8 +70,17 @@ bool myr_request_valid(MPI_Request r)
 static inline void complete_solo(struct myr_mpi_request *r)
 {
     myr_ult_t *waiter = atomic_load_explicit(&r->waiter, memory_order_relaxed);
-    atomic_store_explicit(&r->waiter, MYR_WAITER_CLAIMED, memory_order_release);
-    myr_ult_resume_internal(waiter);
+    if (__builtin_expect(waiter == NULL, 0)) {
+        /* A waiter spinning on the request (myr_p2p_recv_blocking), which
+         * registers itself if it stops: take its place atomically. Spinning,
+         * it needs no resume, and its descriptor's line stays where it is. */
+        waiter = atomic_exchange_explicit(&r->waiter, MYR_WAITER_CLAIMED,
+                                          memory_order_acq_rel);
+    } else {
+        atomic_store_explicit(&r->waiter, MYR_WAITER_CLAIMED, memory_order_release);
+    }
+    if (waiter)
+        myr_ult_resume_internal(waiter);
     atomic_store_explicit(&r->state, MYR_REQ_COMPLETE, memory_order_release);
 }
 
@@ -481,7 +490,12 @@ void myr_p2p_recv_blocking(myr_rank *self, struct myr_mpi_request *r, void *buf,
                            int count, MPI_Datatype type, int source, int tag,
                            MPI_Comm comm)
 {
+    /* A waiter that will spin (its worker has nothing else to run) says so
+     * with no waiter registered (see complete_solo). */
+    bool spin = myr_ult_may_spin();
     myr_request_init_solo(r, self, MYR_REQ_RECV);
+    if (spin)
+        atomic_init(&r->waiter, NULL);
     r->rbuf = buf;
     r->count = count;
     r->type = type;
@@ -495,8 +509,14 @@ void myr_p2p_recv_blocking(myr_rank *self, struct myr_mpi_request *r, void *buf,
     if (!take_or_post(self, r, comm->context_id, source, tag))
         return;
     /* myr_request_wait for a solo request that was just posted. */
-    if (myr_ult_spin_while_idle(&r->state, MYR_REQ_COMPLETE))
-        return;
+    if (spin) {
+        if (myr_ult_spin_while_idle(&r->state, MYR_REQ_COMPLETE))
+            return;
+        /* Register to be resumed; failing, the completer has claimed the
+         * request, and wait_claimed yields until it is complete. */
+        myr_ult_t *none = NULL;
+        atomic_compare_exchange_strong(&r->waiter, &none, myr_ult_self_internal());
+    }
     myr_wait_note_set_request(self, r);
     wait_claimed(r);
     myr_wait_note_clear(self);

@@ -175,7 +175,12 @@ static inline bool myr_request_done(const struct myr_mpi_request *r)
  * CLAIMED without COMPLETE) cannot return and free a request the completer
  * still uses. A solo request's waiter is registered before its request is
  * published, so the completer uses plain stores for the same two steps and
- * does not notify the wait cell (no other waiter can want it). */
+ * does not notify the wait cell (no other waiter can want it). Except a
+ * blocking receive that will spin on its request (its worker idle): it
+ * publishes none, so that its completer need not resume it (which would
+ * move its descriptor's line to the completer's core), and registers with
+ * a CAS from NULL if its spin ends first; its completer, seeing no waiter,
+ * takes the field with an exchange. */
 MYR_INTERNAL void myr_request_complete(struct myr_mpi_request *r);
 /* Wait (suspended) until r is complete. */
 MYR_INTERNAL void myr_request_wait(myr_rank *self, struct myr_mpi_request *r);

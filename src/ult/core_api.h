@@ -66,6 +66,16 @@ static inline bool myr_ult_spin_while_idle(const _Atomic int *word, int mask)
         return false;   /* the one-worker ping-pong pays no call for it */
     return myr_ult_spin_while_idle_slow(word, mask);
 }
+/* Whether myr_ult_spin_while_idle would spin if called now: a waiter that
+ * will spin can tell its completer so before it publishes what it waits
+ * on. A hint: the spin may still end at once. */
+static inline bool myr_ult_may_spin(void)
+{
+    if (myr_rt.nworkers == 1 || myr_rt.spin_ns == 0)
+        return false;
+    myr_worker *w = myr_worker_current();
+    return w && myr_deque_size_hint(&w->deque) <= 0 && !myr_inbox_nonempty(&w->inbox);
+}
 /* The same, waiting for *word to differ from `old` (a generation count). */
 MYR_ULT_HIDDEN bool myr_ult_spin_while_idle_unchanged(const _Atomic unsigned *word,
                                                       unsigned old);

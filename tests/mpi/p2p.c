@@ -619,8 +619,42 @@ static void spinning_waiter_lets_its_worker_run_others(void)
     }
 }
 
+/* A receiver on an idle worker spins on its request for MYR_SPIN_US (1 us
+ * here), its completer resumes nobody, and a receiver whose spin ends first
+ * registers to be resumed: the sender's delays straddle the spin budget, so
+ * that messages arrive while it spins, after it has registered and
+ * suspended, and as it registers. A lost wake-up hangs (the CTest timeout);
+ * every payload is checked. */
+static void spinning_receiver_registers_when_its_spin_ends(void)
+{
+    if (size != 2)
+        return;
+    uint64_t seed = 88172645463325252u;
+    for (int i = 0; i < 20000; i++) {
+        int msg[4], ack = -1;
+        if (rank == 0) {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            double until = MPI_Wtime() + (double)(seed % 3000) * 1e-9;
+            while (MPI_Wtime() < until)
+                ;
+            fill(msg, 4, i);
+            CHECK_OK(MPI_Send(msg, 4, MPI_INT, 1, i % 7, MPI_COMM_WORLD));
+            CHECK_OK(MPI_Recv(&ack, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(ack == i);
+        } else {
+            MPI_Status st;
+            CHECK_OK(MPI_Recv(msg, 4, MPI_INT, 0, i % 7, MPI_COMM_WORLD, &st));
+            check_filled(msg, 4, i);
+            CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == i % 7);
+            CHECK_OK(MPI_Send(&i, 1, MPI_INT, 0, 0, MPI_COMM_WORLD));
+        }
+    }
+}
+
 static const test_case cases[] = {
     {"spinning_waiter_lets_its_worker_run_others", spinning_waiter_lets_its_worker_run_others},
+    {"spinning_receiver_registers_when_its_spin_ends",
+     spinning_receiver_registers_when_its_spin_ends},
     {"send_recv_between_pairs", send_recv_between_pairs},
     {"messages_do_not_overtake", messages_do_not_overtake},
     {"wildcards_receive_everything_in_order", wildcards_receive_everything_in_order},
