@@ -53,7 +53,13 @@ typedef enum {
 enum { MYR_REQ_COMPLETE = 1, MYR_REQ_FREED = 2 };
 
 struct myr_mpi_request {
+    /* First line: what a sender matching a posted receive reads and
+     * writes, but for the receive's buffer description and status (second
+     * line); so a receive posted by a rank on another worker costs the
+     * sender, and then the receiver, two lines (with the request aligned
+     * to a line, as a blocking receive's is). */
     unsigned magic;
+    _Atomic int state;          /* MYR_REQ_COMPLETE | MYR_REQ_FREED */
     unsigned char kind;         /* myr_req_kind */
     unsigned char mode;         /* myr_send_mode, for sends */
     bool persistent;
@@ -62,23 +68,22 @@ struct myr_mpi_request {
     bool solo;                  /* a blocking call's own request, on its stack,
                                    its waiter registered from the start: no
                                    atomic read-modify-write completes it */
-    _Atomic int state;          /* MYR_REQ_COMPLETE | MYR_REQ_FREED */
     _Atomic(myr_ult_t *) waiter;  /* the ULT blocked on this request alone */
-    myr_rank *owner;            /* whose wait cell a completion notifies */
-    /* The operation. */
-    const void *sbuf;
-    void *rbuf;
-    int count;
-    MPI_Datatype type;
+    MPI_Comm comm;
     int peer;                   /* comm rank, MPI_ANY_SOURCE, MPI_PROC_NULL */
     int tag;
-    MPI_Comm comm;
+    /* Receive side: links in the owner's posted queue. */
+    struct myr_mpi_request *next, *prev;
+    void *rbuf;
+    /* Second line. */
+    int count;
+    MPI_Datatype type;
     MPI_Status status;
+    myr_rank *owner;            /* whose wait cell a completion notifies */
+    const void *sbuf;
     /* Send side: our envelope while it waits in the receiver's queue. */
     struct myr_mpi_message *env;
     myr_rank *dest;
-    /* Receive side: links in the owner's posted queue. */
-    struct myr_mpi_request *next, *prev;
     /* A failed collective: what went wrong, in full (malloc'd; freed with
      * the request). NULL otherwise. */
     char *why;
@@ -87,6 +92,9 @@ struct myr_mpi_request {
     void *ext;
     void (*release_ext)(struct myr_mpi_request *r);
 };
+_Static_assert(__builtin_offsetof(struct myr_mpi_request, rbuf) < 64 &&
+               __builtin_offsetof(struct myr_mpi_request, status) + sizeof(MPI_Status) <= 128,
+               "a receive's matching and completion fields are in two lines");
 
 /* An envelope: a message that arrived before its receive, or one taken by
  * MPI_Mprobe (then it is the MPI_Message handle). */

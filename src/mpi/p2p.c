@@ -271,7 +271,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
         return err;
     if ((err = check_recv(call, self, buf, count, type, source, tag, comm)))
         return err;
-    struct myr_mpi_request r;
+    _Alignas(64) struct myr_mpi_request r;   /* two lines (p2p.h) */
     myr_p2p_recv_blocking(self, &r, buf, count, type, source, tag, comm);
     myr_status_copy(status, &r.status);
     if (__builtin_expect(r.status.MPI_ERROR != MPI_SUCCESS, 0))
