@@ -455,6 +455,46 @@ static void recv_from_proc_null(struct myr_mpi_request *r)
     complete_own(r);
 }
 
+/* Whether a message from comm rank `source` will likely be copied on this
+ * core: its sender is placed on the caller's worker (ranks stay on the
+ * worker they are anchored to, launch/rank_start.c). Computed from the
+ * placement, not read from the peer's state, which lives in another
+ * core's cache when it is not. */
+static inline bool sender_shares_worker(myr_rank *self, MPI_Comm comm, int source)
+{
+    int workers = myr_rt.nworkers;
+    if (workers == 1)
+        return true;
+    if (source < 0)
+        return false;   /* MPI_ANY_SOURCE */
+    long peer = comm->kind == MYR_COMM_WORLD
+                    ? source
+                    : (long)(myr_comm_peer(comm, self, source) - myr_the_job.ranks);
+    long n = myr_the_job.size;
+    return myr_job_worker_of(self->world_rank, n, workers) ==
+           myr_job_worker_of(peer, n, workers);
+}
+
+/* A posted receive waits for its sender to copy into its buffer. When the
+ * sender will copy on this core, start bringing a small contiguous
+ * buffer's lines into the cache for writing now: the copy's stores then
+ * find their lines (a store whose line is missing holds the store queue,
+ * and every store of the sender's own work after the copy waits behind
+ * it). Not for a sender on another core, which would have to take the
+ * lines back (and usually has them: it wrote the previous message there).
+ * Small only: a large buffer would push the rest out of the cache, and
+ * its copy is long enough for the hardware's own prefetching. */
+static inline void prefetch_receive_buffer(myr_rank *self, const struct myr_mpi_request *r)
+{
+    size_t bytes = (size_t)r->count * r->type->size;
+    if (bytes < 2 * MYR_FETCH_LINE || bytes > 4096 || !r->type->contig ||
+        !sender_shares_worker(self, r->comm, r->peer))
+        return;
+    uintptr_t at = (uintptr_t)r->rbuf & ~(uintptr_t)(MYR_FETCH_LINE - 1);
+    for (; at < (uintptr_t)r->rbuf + bytes; at += MYR_FETCH_LINE)
+        __builtin_prefetch((const void *)at, 1);
+}
+
 /* Take the first matching message of `self`'s unexpected queue into r, or
  * post r (true: it waits in the posted queue). The envelope (ctx, source,
  * tag) is r's own, passed as values: the callers have them in registers. */
@@ -472,6 +512,7 @@ take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source
     }
     posted_append(q, r);
     myr_spin_unlock(&q->lock);
+    prefetch_receive_buffer(self, r);
     return true;
 }
 
