@@ -251,7 +251,7 @@ static void wake(coll_state *s, int r, unsigned gen)
 /* Wake rank r as the next link of its group's chain (see the model), and
  * start loading what it reads first when it runs: its stack top, its rank
  * state's first two lines and its slot. */
-static void wake_link(coll_state *s, int r, unsigned gen)
+static void wake_link(coll_state *s, const coll_group *grp, int r, unsigned gen)
 {
     wake_ahead(s, r, gen, true);
     myr_ult_resume_batch_end();
@@ -259,8 +259,9 @@ static void wake_link(coll_state *s, int r, unsigned gen)
     __builtin_prefetch(rank);
     __builtin_prefetch(rank + MYR_FETCH_LINE);
     __builtin_prefetch(&s->slots[r], 1);
-    /* And the descriptor of the rank that r wakes in its turn. */
-    if (r + 1 < s->size)
+    /* And the descriptor of the rank that r wakes in its turn (in the
+     * group: the next group's ranks run on another worker). */
+    if (r + 1 < grp->first + grp->size)
         myr_ult_prefetch_for_resume(
             atomic_load_explicit(&s->waiters[r + 1].ult, memory_order_relaxed));
 }
@@ -271,7 +272,7 @@ static void wake_group(coll_state *s, const coll_group *grp, int except, unsigne
     if (grp->chain) {
         int r = grp->first == except ? grp->first + 1 : grp->first;
         if (r < grp->first + grp->size)
-            wake_link(s, r, gen);
+            wake_link(s, grp, r, gen);
         return;
     }
     for (int r = grp->first; r < grp->first + grp->size; r++)
@@ -288,7 +289,7 @@ static void wake_next(coll_state *s, const coll_group *grp, int me, unsigned gen
     if (r == atomic_load_explicit(&grp->leader, memory_order_relaxed))
         r++;
     if (r < grp->first + grp->size)
-        wake_link(s, r, gen);
+        wake_link(s, grp, r, gen);
 }
 
 int coll_fail(coll_state *s, int errclass, const char *fmt, ...)
