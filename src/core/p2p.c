@@ -534,32 +534,12 @@ void myr_p2p_recv_blocking(myr_rank *self, struct myr_mpi_request *r, void *buf,
     /* A waiter that will spin (its worker has nothing else to run) says so
      * with no waiter registered (see complete_solo). */
     bool spin = myr_ult_may_spin();
-    /* The fields a receive's request is read for: by its matching sender
-     * (the buffer, its envelope, the completion fields), by the reports
-     * (kind, mode, envelope) and by its release (nothing releases a solo
-     * request, but the fields are set as for any). Not the send side's
-     * nor the status, which whoever completes the receive writes whole.
-     * Fewer stores: each one queues behind the previous message's copy
-     * when that missed the cache (bench/README, overhead). */
-    r->magic = MYR_MAGIC_REQUEST;
-    r->kind = MYR_REQ_RECV;
-    r->mode = MYR_MODE_STANDARD;
-    r->persistent = false;
-    r->active = false;
-    r->heap = false;
-    r->solo = true;
-    atomic_init(&r->state, 0);
-    atomic_init(&r->waiter, spin ? NULL : myr_ult_self_internal());
-    r->owner = self;
-    r->rbuf = buf;
-    r->count = count;
-    r->type = type;
-    r->peer = source;
-    r->tag = tag;
-    r->comm = comm;
-    r->why = NULL;
-    r->ext = NULL;
-    r->release_ext = NULL;
+    /* Only what is read of a receive's request (myr_request_init_head):
+     * fewer stores, each of which queues behind the previous message's
+     * copy when that missed the cache (bench/README, overhead). */
+    myr_request_init_head(r, self, MYR_REQ_RECV, true,
+                          spin ? NULL : myr_ult_self_internal());
+    myr_request_set_recv(r, buf, count, type, source, tag, comm);
     if (source == MPI_PROC_NULL) {
         recv_from_proc_null(r);
         return;

@@ -124,10 +124,12 @@ static inline myr_rank *myr_rank_self_internal(void)
     return (myr_rank *)myr_ult_inherited_internal();
 }
 
-/* Field by field, not memset: for a request this size the compiler emits
- * `rep stos`, whose start-up cost was a fifth of a same-worker ping-pong. */
-static inline void myr_request_init(struct myr_mpi_request *r, myr_rank *owner,
-                                    myr_req_kind kind)
+/* The part of a request every one needs: its identity, its completion
+ * fields and what releasing it reads. A blocking receive writes only this
+ * and its envelope (myr_p2p_recv_blocking): whoever completes it writes
+ * its whole status, and it has no send side. */
+static inline void myr_request_init_head(struct myr_mpi_request *r, myr_rank *owner,
+                                         myr_req_kind kind, bool solo, myr_ult_t *waiter)
 {
     r->magic = MYR_MAGIC_REQUEST;
     r->kind = (unsigned char)kind;
@@ -135,25 +137,41 @@ static inline void myr_request_init(struct myr_mpi_request *r, myr_rank *owner,
     r->persistent = false;
     r->active = false;
     r->heap = false;
-    r->solo = false;
+    r->solo = solo;
     atomic_init(&r->state, 0);
-    atomic_init(&r->waiter, NULL);
+    atomic_init(&r->waiter, waiter);
     r->owner = owner;
+    r->why = NULL;
+    r->ext = NULL;
+    r->release_ext = NULL;
+}
+
+/* A receive's envelope and buffer. */
+static inline void myr_request_set_recv(struct myr_mpi_request *r, void *buf, int count,
+                                        MPI_Datatype type, int source, int tag,
+                                        MPI_Comm comm)
+{
+    r->rbuf = buf;
+    r->count = count;
+    r->type = type;
+    r->peer = source;
+    r->tag = tag;
+    r->comm = comm;
+}
+
+/* Field by field, not memset: for a request this size the compiler emits
+ * `rep stos`, whose start-up cost was a fifth of a same-worker ping-pong. */
+static inline void myr_request_init(struct myr_mpi_request *r, myr_rank *owner,
+                                    myr_req_kind kind)
+{
+    myr_request_init_head(r, owner, kind, false, NULL);
     r->sbuf = NULL;
-    r->rbuf = NULL;
-    r->count = 0;
-    r->type = MPI_DATATYPE_NULL;
-    r->peer = MPI_PROC_NULL;
-    r->tag = 0;
-    r->comm = MPI_COMM_NULL;
+    myr_request_set_recv(r, NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_NULL);
     r->status = (MPI_Status){.MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG,
                              .MPI_ERROR = MPI_SUCCESS};
     r->env = NULL;
     r->dest = NULL;
     r->next = r->prev = NULL;
-    r->why = NULL;
-    r->ext = NULL;
-    r->release_ext = NULL;
 }
 
 /* A blocking call's own request (`solo`): the calling ULT is its waiter

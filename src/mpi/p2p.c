@@ -123,12 +123,7 @@ static void describe_send(struct myr_mpi_request *r, const void *buf, int count,
 static void describe_recv(struct myr_mpi_request *r, void *buf, int count,
                           MPI_Datatype type, int source, int tag, MPI_Comm comm)
 {
-    r->rbuf = buf;
-    r->count = count;
-    r->type = type;
-    r->peer = source;
-    r->tag = tag;
-    r->comm = comm;
+    myr_request_set_recv(r, buf, count, type, source, tag, comm);
     if (r->heap)
         myr_comm_retain(comm);  /* dropped by myr_request_release */
 }
