@@ -329,7 +329,7 @@ static void (*volatile const store_some)(int) = stores_after_copy;
 
 /* --ref-work: the same for a library's instructions that neither load nor
  * store, as register additions in eight independent chains (eight per
- * round of the loop, plus its three of control). They take a few cycles to
+ * round of the loop, plus its three of control; n rounded up to eight). They take a few cycles to
  * execute, but each needs a place in the CPU's window of instructions in
  * flight: with enough of them after a copy, the window fills before the
  * copy's cache misses are served, and the next copy can no longer start
@@ -671,8 +671,9 @@ static void usage(FILE *f, const char *prog)
         "  --pool S         overhead: random-offset pools (default 64M)\n"
         "  --ref-stores N   overhead: N stores after each reference copy, as\n"
         "                   a library writes between messages (default 0)\n"
-        "  --ref-work N     overhead: N register additions after each reference\n"
-        "                   copy, as a library's other instructions (default 0)\n"
+        "  --ref-work N     overhead: N register additions (rounded up to 8)\n"
+        "                   after each reference copy, as a library's other\n"
+        "                   instructions (default 0)\n"
         "  --time MS        target length of one timed run (default 10)\n"
         "  --reps N         timed runs per figure (default 5)\n"
         "  --quick          tiny counts, small pools: checks that it runs;\n"
