@@ -43,6 +43,7 @@ typedef struct myr_rank_image {
     myr_getopt_state getopt; /* the rank's getopt state (getopt.c) */
     struct myr_random *random;   /* the rank's rand()/random() (random.c), made on first use */
     myr_spinlock random_lock;
+    char *strtok_next;       /* where the rank's strtok() goes on (strtok.c) */
     int fd;                  /* the memfd a copy was loaded from, or -1 */
 } myr_rank_image;
 
