@@ -19,6 +19,7 @@
 #define MYR_LAUNCH_PRIVATIZE_H
 
 #include <stdbool.h>
+#include <stdlib.h>   /* struct drand48_data */
 
 #include "core/core.h"
 #include "launch/getopt_r.h"
@@ -44,6 +45,7 @@ typedef struct myr_rank_image {
     struct myr_random *random;   /* the rank's rand()/random() (random.c), made on first use */
     myr_spinlock random_lock;
     char *strtok_next;       /* where the rank's strtok() goes on (strtok.c) */
+    struct drand48_data drand48;  /* the rank's drand48() family (drand48.c) */
     int fd;                  /* the memfd a copy was loaded from, or -1 */
 } myr_rank_image;
 

@@ -12,7 +12,7 @@
  * rank's own state (random_r.h: the same sequence glibc gives for a seed;
  * an unseeded rank starts as if seeded with 1, as a process does). Anywhere
  * else they are libc's. Not covered: initstate/setstate (they still act on
- * libc's generator only) and the drand48 family.
+ * libc's generator only). The drand48 family: drand48.c.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
