@@ -24,20 +24,11 @@ static struct drand48_data *rank_state(void)
     return ri ? &ri->drand48 : NULL;
 }
 
-/* libc's own function `name` of type `type`, looked up once. */
-#define LIBC(type, name)                                            \
-    ({                                                              \
-        static __typeof__(type) libc_fn;                            \
-        if (!libc_fn)                                               \
-            libc_fn = (type)dlsym(RTLD_NEXT, name);                 \
-        libc_fn;                                                    \
-    })
-
 double drand48(void)
 {
     struct drand48_data *d = rank_state();
     if (!d)
-        return LIBC(double (*)(void), "drand48")();
+        return MYR_LIBC_NEXT(double (*)(void), "drand48")();
     double v;
     drand48_r(d, &v);
     return v;
@@ -47,7 +38,7 @@ double erand48(unsigned short xsubi[3])
 {
     struct drand48_data *d = rank_state();
     if (!d)
-        return LIBC(double (*)(unsigned short *), "erand48")(xsubi);
+        return MYR_LIBC_NEXT(double (*)(unsigned short *), "erand48")(xsubi);
     double v;
     erand48_r(xsubi, d, &v);
     return v;
@@ -57,7 +48,7 @@ long lrand48(void)
 {
     struct drand48_data *d = rank_state();
     if (!d)
-        return LIBC(long (*)(void), "lrand48")();
+        return MYR_LIBC_NEXT(long (*)(void), "lrand48")();
     long v;
     lrand48_r(d, &v);
     return v;
@@ -67,7 +58,7 @@ long nrand48(unsigned short xsubi[3])
 {
     struct drand48_data *d = rank_state();
     if (!d)
-        return LIBC(long (*)(unsigned short *), "nrand48")(xsubi);
+        return MYR_LIBC_NEXT(long (*)(unsigned short *), "nrand48")(xsubi);
     long v;
     nrand48_r(xsubi, d, &v);
     return v;
@@ -77,7 +68,7 @@ long mrand48(void)
 {
     struct drand48_data *d = rank_state();
     if (!d)
-        return LIBC(long (*)(void), "mrand48")();
+        return MYR_LIBC_NEXT(long (*)(void), "mrand48")();
     long v;
     mrand48_r(d, &v);
     return v;
@@ -87,7 +78,7 @@ long jrand48(unsigned short xsubi[3])
 {
     struct drand48_data *d = rank_state();
     if (!d)
-        return LIBC(long (*)(unsigned short *), "jrand48")(xsubi);
+        return MYR_LIBC_NEXT(long (*)(unsigned short *), "jrand48")(xsubi);
     long v;
     jrand48_r(xsubi, d, &v);
     return v;
@@ -97,7 +88,7 @@ void srand48(long seed)
 {
     struct drand48_data *d = rank_state();
     if (!d) {
-        LIBC(void (*)(long), "srand48")(seed);
+        MYR_LIBC_NEXT(void (*)(long), "srand48")(seed);
         return;
     }
     srand48_r(seed, d);
@@ -109,7 +100,7 @@ unsigned short *seed48(unsigned short seed16v[3])
 {
     struct drand48_data *d = rank_state();
     if (!d)
-        return LIBC(unsigned short *(*)(unsigned short *), "seed48")(seed16v);
+        return MYR_LIBC_NEXT(unsigned short *(*)(unsigned short *), "seed48")(seed16v);
     seed48_r(seed16v, d);
     return d->__old_x;
 }
@@ -118,7 +109,7 @@ void lcong48(unsigned short param[7])
 {
     struct drand48_data *d = rank_state();
     if (!d) {
-        LIBC(void (*)(unsigned short *), "lcong48")(param);
+        MYR_LIBC_NEXT(void (*)(unsigned short *), "lcong48")(param);
         return;
     }
     lcong48_r(param, d);

@@ -18,6 +18,7 @@
 #ifndef MYR_LAUNCH_PRIVATIZE_H
 #define MYR_LAUNCH_PRIVATIZE_H
 
+#include <dlfcn.h>    /* MYR_LIBC_NEXT */
 #include <stdbool.h>
 #include <stdlib.h>   /* struct drand48_data */
 
@@ -46,6 +47,9 @@ typedef struct myr_rank_image {
     myr_spinlock random_lock;
     char *strtok_next;       /* where the rank's strtok() goes on (strtok.c) */
     struct drand48_data drand48;  /* the rank's drand48() family (drand48.c) */
+    /* The rank's results of localtime, gmtime, ctime and asctime
+     * (timebuf.c), made on first use. */
+    _Atomic(struct myr_time_results *) time_results;
     int fd;                  /* the memfd a copy was loaded from, or -1 */
 } myr_rank_image;
 
@@ -61,6 +65,17 @@ typedef struct myr_privatization {
     unsigned long base;      /* the program's load address (bias) */
     myr_rank_image *ranks;   /* one per rank */
 } myr_privatization;
+
+/* libc's own definition of `name` (a function of type `type`), looked up
+ * once per call site: for the functions that launch/ defines per rank and
+ * that are libc's outside ranks. */
+#define MYR_LIBC_NEXT(type, name)                                   \
+    ({                                                              \
+        static __typeof__(type) libc_fn_;                           \
+        if (!libc_fn_)                                              \
+            libc_fn_ = (type)dlsym(RTLD_NEXT, name);                \
+        libc_fn_;                                                   \
+    })
 
 /* Choose the mode for a job of `nranks` ranks of `program` and check that
  * it can work (memory mappings, open files). Returns 0, or -1 after

@@ -19,11 +19,7 @@
 char *strtok(char *restrict s, const char *restrict delim)
 {
     myr_rank_image *ri = myr_privatize_current();
-    if (!ri) {
-        static char *(*libc_strtok)(char *, const char *);
-        if (!libc_strtok)
-            libc_strtok = (char *(*)(char *, const char *))dlsym(RTLD_NEXT, "strtok");
-        return libc_strtok(s, delim);
-    }
+    if (!ri)
+        return MYR_LIBC_NEXT(char *(*)(char *, const char *), "strtok")(s, delim);
     return strtok_r(s, delim, &ri->strtok_next);
 }
