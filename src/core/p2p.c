@@ -126,6 +126,14 @@ static void wait_claimed(struct myr_mpi_request *r)
     }
 }
 
+/* wait_claimed, noted for the deadlock report. */
+static inline void wait_claimed_noted(myr_rank *self, struct myr_mpi_request *r)
+{
+    myr_wait_note_set_request(self, r);
+    wait_claimed(r);
+    myr_wait_note_clear(self);
+}
+
 void myr_request_wait(myr_rank *self, struct myr_mpi_request *r)
 {
     if (myr_request_done(r))
@@ -138,17 +146,13 @@ void myr_request_wait(myr_rank *self, struct myr_mpi_request *r)
     if (myr_ult_spin_while_idle(&r->state, MYR_REQ_COMPLETE))
         return;
     if (r->solo) {
-        myr_wait_note_set_request(self, r);
-        wait_claimed(r);  /* registered by myr_request_init_solo */
-        myr_wait_note_clear(self);
+        wait_claimed_noted(self, r);  /* registered by myr_request_init_solo */
         return;
     }
     myr_ult_t *expected = NULL;
     if (atomic_compare_exchange_strong(&r->waiter, &expected, myr_ult_self_internal()) ||
         expected == MYR_WAITER_CLAIMED) {
-        myr_wait_note_set_request(self, r);
-        wait_claimed(r);
-        myr_wait_note_clear(self);
+        wait_claimed_noted(self, r);
         return;
     }
     /* Another ULT of this rank waits on it already (MPI_THREAD_MULTIPLE). */
@@ -555,9 +559,7 @@ void myr_p2p_recv_blocking(myr_rank *self, struct myr_mpi_request *r, void *buf,
         myr_ult_t *none = NULL;
         atomic_compare_exchange_strong(&r->waiter, &none, myr_ult_self_internal());
     }
-    myr_wait_note_set_request(self, r);
-    wait_claimed(r);
-    myr_wait_note_clear(self);
+    wait_claimed_noted(self, r);
 }
 
 void myr_p2p_start_mrecv(struct myr_mpi_request *r, myr_envelope *msg)

@@ -12,7 +12,6 @@
  * they are libc's. No lock, as in glibc: the kernel threads acting for one
  * rank share its state as a process's threads share it.
  */
-#include <dlfcn.h>
 #include <stdlib.h>
 
 #include "launch/privatize.h"

@@ -10,7 +10,6 @@
  * program reads — its own ones in the private mode (privatize.c points its
  * GOT at them), libc's in the shared mode. Anywhere else they are libc's.
  */
-#include <dlfcn.h>
 #include <getopt.h>
 #include <stddef.h>
 
@@ -39,7 +38,7 @@ int getopt(int argc, char *const argv[], const char *optstring)
 {
     myr_rank_image *ri = myr_privatize_current();
     if (!ri)
-        return ((short_fn)dlsym(RTLD_NEXT, "getopt"))(argc, argv, optstring);
+        return MYR_LIBC_NEXT(short_fn, "getopt")(argc, argv, optstring);
     return parse(ri, argc, argv, optstring, NULL, NULL, 0);
 }
 
@@ -48,7 +47,7 @@ int __posix_getopt(int argc, char *const argv[], const char *optstring)
 {
     myr_rank_image *ri = myr_privatize_current();
     if (!ri)
-        return ((short_fn)dlsym(RTLD_NEXT, "__posix_getopt"))(argc, argv, optstring);
+        return MYR_LIBC_NEXT(short_fn, "__posix_getopt")(argc, argv, optstring);
     ri->getopt.posixly_correct = 1;
     return parse(ri, argc, argv, optstring, NULL, NULL, 0);
 }
@@ -58,8 +57,8 @@ int getopt_long(int argc, char *const argv[], const char *optstring,
 {
     myr_rank_image *ri = myr_privatize_current();
     if (!ri)
-        return ((long_fn)dlsym(RTLD_NEXT, "getopt_long"))(argc, argv, optstring,
-                                                          longopts, longindex);
+        return MYR_LIBC_NEXT(long_fn, "getopt_long")(argc, argv, optstring, longopts,
+                                                     longindex);
     return parse(ri, argc, argv, optstring, longopts, longindex, 0);
 }
 
@@ -68,7 +67,7 @@ int getopt_long_only(int argc, char *const argv[], const char *optstring,
 {
     myr_rank_image *ri = myr_privatize_current();
     if (!ri)
-        return ((long_fn)dlsym(RTLD_NEXT, "getopt_long_only"))(argc, argv, optstring,
-                                                               longopts, longindex);
+        return MYR_LIBC_NEXT(long_fn, "getopt_long_only")(argc, argv, optstring,
+                                                          longopts, longindex);
     return parse(ri, argc, argv, optstring, longopts, longindex, 1);
 }

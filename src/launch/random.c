@@ -14,7 +14,6 @@
  * else they are libc's. Not covered: initstate/setstate (they still act on
  * libc's generator only). The drand48 family: drand48.c.
  */
-#include <dlfcn.h>
 #include <stdlib.h>
 
 #include "core/core.h"
@@ -41,21 +40,12 @@ static myr_random *rank_generator(myr_rank_image **out)
     return ri->random;
 }
 
-static void *libc_symbol(const char *name)
-{
-    return dlsym(RTLD_NEXT, name);
-}
-
 long random(void)
 {
     myr_rank_image *ri;
     myr_random *g = rank_generator(&ri);
-    if (!g) {
-        static long (*libc_random)(void);
-        if (!libc_random)
-            libc_random = (long (*)(void))libc_symbol("random");
-        return libc_random();
-    }
+    if (!g)
+        return MYR_LIBC_NEXT(long (*)(void), "random")();
     long v = myr_random_next(g);
     myr_spin_unlock(&ri->random_lock);
     return v;
@@ -66,10 +56,7 @@ void srandom(unsigned seed)
     myr_rank_image *ri;
     myr_random *g = rank_generator(&ri);
     if (!g) {
-        static void (*libc_srandom)(unsigned);
-        if (!libc_srandom)
-            libc_srandom = (void (*)(unsigned))libc_symbol("srandom");
-        libc_srandom(seed);
+        MYR_LIBC_NEXT(void (*)(unsigned), "srandom")(seed);
         return;
     }
     myr_random_seed(g, seed);

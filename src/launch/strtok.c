@@ -11,7 +11,6 @@
  * Anywhere else it is libc's. As in a process, the kernel threads acting
  * for one rank share its pointer.
  */
-#include <dlfcn.h>
 #include <string.h>
 
 #include "launch/privatize.h"

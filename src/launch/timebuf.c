@@ -10,7 +10,6 @@
  * (allocated on first use: most ranks never ask), with glibc's reentrant
  * functions and asctime's format; anywhere else they are libc's.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -66,6 +66,12 @@ static inline bool myr_ult_spin_while_idle(const _Atomic int *word, int mask)
         return false;   /* the one-worker ping-pong pays no call for it */
     return myr_ult_spin_while_idle_slow(word, mask);
 }
+/* Whether worker w has other ULTs ready (a hint): a waiting ULT spins only
+ * while it has not. */
+static inline bool myr_worker_has_work(myr_worker *w)
+{
+    return myr_deque_size_hint(&w->deque) > 0 || myr_inbox_nonempty(&w->inbox);
+}
 /* Whether myr_ult_spin_while_idle would spin if called now: a waiter that
  * will spin can tell its completer so before it publishes what it waits
  * on. A hint: the spin may still end at once. */
@@ -74,7 +80,7 @@ static inline bool myr_ult_may_spin(void)
     if (myr_rt.nworkers == 1 || myr_rt.spin_ns == 0)
         return false;
     myr_worker *w = myr_worker_current();
-    return w && myr_deque_size_hint(&w->deque) <= 0 && !myr_inbox_nonempty(&w->inbox);
+    return w && !myr_worker_has_work(w);
 }
 /* The same, waiting for *word to differ from `old` (a generation count). */
 MYR_ULT_HIDDEN bool myr_ult_spin_while_idle_unchanged(const _Atomic unsigned *word,

@@ -405,7 +405,7 @@ static inline bool spin_while_idle(const void *word, unsigned value,
     for (unsigned round = 0;; round++) {
         if (seen(word, value))
             return true;
-        if (myr_deque_size_hint(&w->deque) > 0 || myr_inbox_nonempty(&w->inbox))
+        if (myr_worker_has_work(w))
             return false;
         if (round % 64 == 63) {
             long now = now_ns();
