@@ -77,6 +77,11 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "`1`: the program says at start-up how the job was set up (ranks, "
         "workers, private or shared globals and why, time to load private "
         "copies) on stderr (set by `mpiexec -v`)."},
+    [MYR_ENV_MPMD] = {
+        "MYR_MPMD", "unset",
+        "The other programs of an MPMD job (`mpiexec -n 2 ./a : -n 3 ./b`), "
+        "which the first one's runtime loads into its process: set by "
+        "`mpiexec`, in a format of its own (src/launch/mpmd.h)."},
 };
 
 const char *myr_env_get(myr_env_id id)

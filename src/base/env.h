@@ -24,6 +24,7 @@ typedef enum myr_env_id {
     MYR_ENV_DEADLOCK,
     MYR_ENV_PRIVATIZE,
     MYR_ENV_VERBOSE,
+    MYR_ENV_MPMD,
     MYR_ENV_COUNT_
 } myr_env_id;
 

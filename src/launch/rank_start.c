@@ -27,6 +27,7 @@
 #include "core/core.h"
 #include "launch/exit.h"
 #include "launch/launch.h"
+#include "launch/mpmd.h"
 #include "launch/privatize.h"
 #include "launch/tag_output.h"
 #include "launch/watchdog.h"
@@ -168,20 +169,28 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
         return 1;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (myr_privatize_plan(&privatization, program, (int)nranks) != 0)
+    /* MPMD (mpmd.h): the program runs only its own ranks, the first `own`;
+     * the job's other programs are loaded for the others. */
+    long own;
+    if (myr_mpmd_plan(nranks, &own) != 0)
+        return 1;
+    if (myr_privatize_plan(&privatization, program, (int)own) != 0)
         return 1;
     /* Copies are loaded one after the other (glibc serialises dlopen), by
      * this thread before the workers exist: their constructors then run as
      * the program's own did, before any rank, and the mappings they make
      * need no TLB shootdowns to other cores (a third of the time with the
      * workers up). */
-    for (long i = 0; i < nranks; i++)
+    for (long i = 0; i < own; i++)
         if (myr_privatize_load(&privatization, (int)i) != 0)
             return 1;
+    if (myr_mpmd_load(&privatization, nranks) != 0)
+        return 1;
     double load_seconds = seconds_since(&t0);
     /* The copies' mappings come out of what the stacks' guard pages may
      * use (arch/stack.h), so the two never ask for the same ones. */
-    myr_config_t config = {.reserved_mappings = myr_privatize_mappings(&privatization)};
+    myr_config_t config = {.reserved_mappings = myr_privatize_mappings(&privatization) +
+                                                myr_mpmd_mappings()};
     int rc = myr_init_config(&config);
     if (rc != MYR_OK) {
         fprintf(stderr, "myriad: cannot start the runtime: %s\n", myr_strerror(rc));
@@ -199,7 +208,7 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
         fprintf(stderr, "myriad: warning: %s\n", privatization.warning);
     if (verbose && privatization.private_globals)
         fprintf(stderr, "myriad: %ld private cop%s of the program loaded in "
-                "%.3f s\n", nranks - 1, nranks == 2 ? "y" : "ies", load_seconds);
+                "%.3f s\n", own - 1, own == 2 ? "y" : "ies", load_seconds);
 
     starts = calloc((size_t)nranks, sizeof *starts);
     ults = calloc((size_t)nranks, sizeof *ults);
@@ -215,7 +224,10 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
         return 1;
     int workers = myr_worker_count();
     for (long i = 0; i < nranks; i++) {
-        starts[i] = (rank_start){&myr_the_job.ranks[i], argc, argv, NULL};
+        int rank_argc = argc;
+        char **rank_argv = argv;
+        myr_mpmd_args(i, &rank_argc, &rank_argv);  /* another program's (MPMD) */
+        starts[i] = (rank_start){&myr_the_job.ranks[i], rank_argc, rank_argv, NULL};
         int w = myr_job_worker_of(i, nranks, workers);
         rc = myr_ult_spawn_on(w, &ults[i], run_rank, &starts[i]);
         if (rc != MYR_OK) {

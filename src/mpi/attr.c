@@ -87,6 +87,12 @@ static int host_rank = MPI_PROC_NULL;        /* no host process */
 static int io_rank = MPI_ANY_SOURCE;         /* every rank can do I/O */
 static int wtime_is_global = 1;              /* one clock for the OS process */
 static int appnum = 0;                       /* one application */
+static int *appnums;                         /* per world rank (MPMD), or NULL */
+
+void myr_attr_set_appnums(int *per_rank)
+{
+    appnums = per_rank;
+}
 
 static bool is_predefined(int id)
 {
@@ -109,7 +115,11 @@ static int *predefined_value(int id)
     case MPI_HOST: return &host_rank;
     case MPI_IO: return &io_rank;
     case MPI_WTIME_IS_GLOBAL: return &wtime_is_global;
-    case MPI_APPNUM: return &appnum;
+    case MPI_APPNUM: {
+        /* Which program of an MPMD job the calling rank runs. */
+        myr_rank *self = myr_rank_self();
+        return appnums && self ? &appnums[self->world_rank] : &appnum;
+    }
     case MPI_UNIVERSE_SIZE: return &myr_the_job.size;   /* constant while ranks run */
     default: return &myr_mpi_last_used_code;
     }

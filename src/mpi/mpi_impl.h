@@ -113,6 +113,10 @@ void myr_comm_hints_drop(MPI_Comm comm);
 
 /* ---- attributes (attr.c) ---------------------------------------------------- */
 
+/* MPI_APPNUM per world rank (an MPMD job: launch/mpmd.h): the array stays
+ * as long as the job; NULL (the default) makes every rank's 0. */
+void myr_attr_set_appnums(int *per_rank);
+
 /* Copy the calling rank's attributes of oldcomm to newcomm (new, not yet
  * the user's), running the copy callbacks (MPI_Comm_dup and its
  * variants). On a callback's error the copies made are deleted again and
