@@ -13,11 +13,19 @@
  * takes the stream's mutex; the mutex guards the pending lines and keeps
  * each batch of lines in one uninterrupted series of write(2) calls. Neither
  * is held across a ULT switch (nothing in here blocks a ULT).
+ *
+ * A fatal end of the job (a crash, the deadlock check, the time limit,
+ * MPI_Abort) _exits without atexit handlers: it calls flush_for_fatal_end
+ * (myr_job_end_flush, ult/overflow.c), which writes out every rank's
+ * unfinished line. It may run in a signal handler of a thread that crashed
+ * inside malloc or inside tag_write itself, so it allocates nothing and
+ * only tries a stream's mutex until the deadline it is given.
  */
 #include "launch/tag_output.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,8 +178,38 @@ static void flush_all(void)
             flush_pending(&streams[i], slot);
 }
 
+static void flush_for_fatal_end(double deadline)
+{
+    for (int i = 0; i < 2; i++) {
+        tag_stream *s = &streams[i];
+        bool locked;
+        while (!(locked = pthread_mutex_trylock(&s->lock) == 0)) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if ((double)now.tv_sec + (double)now.tv_nsec / 1e9 >= deadline)
+                break;
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        }
+        /* Not locked by the deadline: its holder will not let go, and the
+         * lines are written anyway (a line may come out twice, none is
+         * lost). */
+        for (int slot = 0; slot <= tag_nranks; slot++) {
+            pending_line *p = &s->lines[slot];
+            if (!p->len)
+                continue;
+            char prefix[16];
+            size_t plen = format_prefix(prefix, slot < tag_nranks ? slot : -1);
+            (void)(write_all(s->fd, prefix, plen) | write_all(s->fd, p->text, p->len) |
+                   write_all(s->fd, "\n", 1));
+            p->len = 0;
+        }
+        if (locked)
+            pthread_mutex_unlock(&s->lock);
+    }
+}
+
 /* The process may end while ranks still run (exit() from a thread that is
- * not a rank, MPI_Abort): what they left unfinished still goes out. */
+ * not a rank): what they left unfinished still goes out. */
 static void flush_at_exit(void)
 {
     if (tagging)
@@ -209,6 +247,7 @@ int myr_tag_output_start(int nranks)
     stderr = streams[1].file;
     tagging = true;
     atexit(flush_at_exit);
+    myr_job_end_set_flush_hook(flush_for_fatal_end);
     return 0;
 }
 
@@ -225,6 +264,7 @@ void myr_tag_output_finish(void)
     if (!tagging)
         return;
     flush_all();
+    myr_job_end_set_flush_hook(NULL);
     tagging = false;
     stdout = streams[0].original;
     stderr = streams[1].original;

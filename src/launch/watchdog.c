@@ -17,13 +17,24 @@
  * is kept by the same thread: the report, then exit status 124.
  *
  * The report reads what each rank noted before it blocked (myr_wait_note,
- * core.h). In a deadlock nothing moves while it reads; at a time limit
- * ranks may still run, and a line may be a moment out of date.
+ * core.h), and the requests, communicators and collectives the notes point
+ * at. In a deadlock nothing moves while it reads. At a time limit ranks
+ * may still run and free those objects, so the workers are first stopped
+ * for good (myr_sched_freeze): then the report is as detailed as a
+ * deadlock's (call, communicator, peer, tag). Only when that fails (a
+ * kernel thread of the program still runs) do blocked ranks show just
+ * their call.
+ *
+ * Either way the job ends through myr_job_end_* (ult/overflow.c): what
+ * stdio holds is written out first, and the last line says why the job
+ * ended. The report goes straight to file descriptor 2, not through
+ * stderr's FILE, whose lock a stopped worker may hold.
  */
 #include "launch/watchdog.h"
 
 #include "launch/launch.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -288,6 +299,27 @@ static void describe(text *t, myr_rank *r, bool frozen)
     }
 }
 
+/* One line of the report, written to fd 2 in one write(2). */
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+    char line[LINE + 64];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(STDERR_FILENO, line + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        off += (size_t)w;
+    }
+}
+
 /* One line per rank, consecutive ranks in the same state on one line
  * ("ranks 4-1023: ..."), so that a job of 10^5 ranks gives a short report. */
 static void report_ranks(bool frozen)
@@ -302,9 +334,9 @@ static void report_ranks(bool frozen)
             describe(&t, &myr_the_job.ranks[i], frozen);
         if (i > 0 && (i == n || strcmp(cur, prev) != 0)) {
             if (first == i - 1)
-                fprintf(stderr, "myriad:   rank %d: %s\n", first, prev);
+                say("myriad:   rank %d: %s\n", first, prev);
             else
-                fprintf(stderr, "myriad:   ranks %d-%d: %s\n", first, i - 1, prev);
+                say("myriad:   ranks %d-%d: %s\n", first, i - 1, prev);
             first = i;
         }
         char *swap = prev;
@@ -313,13 +345,6 @@ static void report_ranks(bool frozen)
     }
 }
 
-static _Noreturn void end_job(int status)
-{
-    fprintf(stderr, "myriad: ending the job (exit status %d)\n", status);
-    fflush(stdout);
-    fflush(stderr);
-    _exit(status);
-}
 
 /* ---- the check thread --------------------------------------------------------- */
 
@@ -357,16 +382,16 @@ static void *watch(void *arg)
         if (dog.stop)
             break;
         if (deadline && now_s() >= deadline) {
-            fprintf(stderr, "myriad: time limit of %ld s reached (mpiexec -timeout, "
-                            "MPIEXEC_TIMEOUT); what the ranks are doing:\n", dog.timeout_s);
-            unsigned long e1, e2;
-            bool frozen = myr_sched_quiescent(&e1);
-            if (frozen) {   /* still asleep a moment later: nothing runs */
-                usleep(20000);
-                frozen = myr_sched_quiescent(&e2) && e1 == e2;
-            }
-            report_ranks(frozen);
-            end_job(124);
+            char why[96];
+            snprintf(why, sizeof why, "it reached its time limit of %ld s", dog.timeout_s);
+            myr_job_end_begin(124, why);
+            /* The output written before the limit, while nothing is
+             * stopped yet (a stopped worker may hold a stream's lock). */
+            myr_job_end_flush(true);
+            say("myriad: time limit of %ld s reached (mpiexec -timeout, "
+                "MPIEXEC_TIMEOUT); what the ranks are doing:\n", dog.timeout_s);
+            report_ranks(myr_sched_freeze());
+            myr_job_end(false);
         }
         if (!dog.deadlock_check)
             continue;
@@ -379,10 +404,12 @@ static void *watch(void *arg)
         last_epoch = epoch;
         if (quiet < QUIET_SAMPLES)
             continue;
-        fprintf(stderr, "myriad: deadlock: every rank waits and none can go on "
-                        "(MYR_DEADLOCK=0 turns this check off):\n");
+        myr_job_end_begin(MYR_STATUS_DEADLOCK, "of a deadlock");
+        myr_job_end_flush(true);
+        say("myriad: deadlock: every rank waits and none can go on "
+            "(MYR_DEADLOCK=0 turns this check off):\n");
         report_ranks(true);
-        end_job(MYR_STATUS_DEADLOCK);
+        myr_job_end(false);
     }
     pthread_mutex_unlock(&dog.lock);
     return NULL;

@@ -21,9 +21,10 @@
  * may replace the handler concurrently without freeing it under the caller.
  *
  * Ending the job. Every rank lives in this OS process, so "fatal" is
- * _exit() of the process, after one line on stderr and a flush of stdio.
- * The first rank to get there prints and exits; a rank arriving at the same
- * moment waits for the end instead of printing a second, interleaved line.
+ * _exit() of the process, after a flush of stdio and one line on stderr
+ * (myr_job_end_*, ult/overflow.c). The first rank to get there prints and
+ * exits; a rank arriving at the same moment waits for the end instead of
+ * printing a second, interleaved line.
  */
 #include "mpi/mpi_impl.h"
 
@@ -296,26 +297,43 @@ int MPI_Error_class(int errorcode, int *errorclass) MYR_PMPI(Error_class);
 
 /* ---- ending the job ---------------------------------------------------- */
 
-static _Atomic int job_ending;
-
 void myr_mpi_die(int code, const char *fmt, ...)
 {
-    if (atomic_exchange(&job_ending, 1)) {
-        /* Another rank is printing its line and ending the process: this
-         * kernel thread only has to stay out of the way. */
-        for (;;)
-            pause();
-    }
+    /* The first thread to end the job goes on; another one waits there
+     * for the end instead of printing a second, interleaved line. */
+    int status = code & 0xff;
+    myr_job_end_begin(status ? status : 1, NULL);
     char line[MPI_MAX_ERROR_STRING + 128];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
     va_end(ap);
-    fflush(NULL);
-    fprintf(stderr, "%s\n", line);
-    fflush(NULL);
-    int status = code & 0xff;
-    _exit(status ? status : 1);
+    if (n < 0)
+        n = 0;
+    size_t len = (size_t)n < sizeof line - 1 ? (size_t)n : sizeof line - 2;
+    line[len++] = '\n';
+    /* What the ranks printed, then the reason: flushed in bounded time,
+     * as every fatal end is (ult/overflow.c), so also past a stream lock
+     * that a rank stopped inside a stdio call still holds. */
+    myr_job_end_flush(true);
+    /* Through stderr's FILE when it can be had (mpiexec -l tags the line
+     * with the rank), else straight to the descriptor. */
+    bool locked = false;
+    for (int tries = 0; tries < 100 && !(locked = ftrylockfile(stderr) == 0); tries++)
+        usleep(1000);
+    if (locked) {
+        fwrite_unlocked(line, 1, len, stderr);
+        fflush_unlocked(stderr);
+        funlockfile(stderr);
+    } else {
+        for (size_t off = 0; off < len;) {
+            ssize_t w = write(STDERR_FILENO, line + off, len - off);
+            if (w <= 0)
+                break;
+            off += (size_t)w;
+        }
+    }
+    myr_job_end(false);
 }
 
 /* ---- raising ------------------------------------------------------------ */

@@ -231,8 +231,34 @@ int myr_overflow_install(void);
 void myr_overflow_uninstall(void);
 int myr_overflow_thread_init(myr_worker *w);
 void myr_overflow_thread_fini(myr_worker *w);
-/* u's canary is damaged: report the overflow and abort. */
+/* u's canary is damaged: report the overflow and end the job (139). */
 _Noreturn void myr_overflow_canary(const myr_ult *u);
+
+/* Ending the job on a fatal path (a crash, a stack overflow, the deadlock
+ * check, the time limit, MPI_Abort): _exit skips stdio's flush, so these
+ * write out what stdio holds first, in bounded time (overflow.c). Usable
+ * from a signal handler.
+ *   myr_job_end_begin: this thread ends the job with `status`; `reason`
+ *     (or NULL: no such line) completes "myriad: job ended because ...".
+ *     Returns only to the first thread to call it; a later one waits for
+ *     the end, and the first one calling again (a fault while it ends the
+ *     job) ends the process at once.
+ *   myr_job_end_flush: write out stdout, stderr and the hook's output,
+ *     skipping a stream whose lock is not let go within a moment; with
+ *     `all`, then every stdio stream (fflush(NULL)).
+ *   myr_job_end: flush as myr_job_end_flush(all) does if asked, print the
+ *     line and _exit. */
+void myr_job_end_begin(int status, const char *reason);
+void myr_job_end_flush(bool all);
+_Noreturn void myr_job_end(bool flush_all);
+/* Output a layer above buffers itself (mpiexec -l's unfinished lines):
+ * written out by myr_job_end_flush, without waiting past `deadline`
+ * (CLOCK_MONOTONIC seconds) and without allocating. NULL: none. */
+void myr_job_end_set_flush_hook(void (*hook)(double deadline));
+/* Stop every worker where it is, for good, so that a report can read what
+ * the ranks noted as in a deadlock; true when all of them stopped and no
+ * kernel thread of the program runs. Only on the way to myr_job_end. */
+bool myr_sched_freeze(void);
 
 /* The switch-out check (yield, suspend, migrate, exit): one load and one
  * compare on a word of a cache line the switch touches anyway. It runs in

@@ -24,9 +24,15 @@
  * N"), the signal and its cause, and a backtrace of the ULT's own stack
  * (glibc's backtrace unwinds through the signal frame into it; the entry
  * trampoline ends the unwinding, arch/context_*.S). Then the process exits
- * with 128 + the signal number, as a shell reports a death by that signal.
+ * with 128 + the signal number, as a shell reports a death by that signal;
+ * a stack overflow with 139, the status of a process whose stack overflows
+ * (SIGSEGV), whether a guard page or a canary caught it.
  * backtrace() is not formally async-signal-safe: it is called once at
  * install time so that its one-time loading of libgcc_s is done.
+ *
+ * Ending the job (myr_job_end_*, also used by the deadlock check, the time
+ * limit and MPI_Abort): see the section below for how the output that
+ * stdio still holds gets out.
  */
 #include "ult/internal.h"
 
@@ -37,10 +43,13 @@
 #include <spawn.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -48,6 +57,177 @@
 
 static struct sigaction previous_segv, previous_bus, previous_fpe, previous_ill, previous_abrt;
 static int installed;
+
+/* ---- ending the job on a fatal path ----------------------------------------
+ *
+ * Every fatal path ends the process with _exit, which skips stdio's exit
+ * flush: with stdout a file or a pipe (fully buffered) all that the ranks
+ * printed would be lost. So what stdio holds is written out first. The
+ * difficulty is the FILE locks. glibc's are recursive by owning kernel
+ * thread, so
+ *  - one held by this thread (it crashed inside printf, or another ULT of
+ *    this worker was switched out inside a stdio call) is taken again at
+ *    once; the stream may be half-updated, and a fault while flushing it
+ *    comes back to myr_job_end_begin, which then ends the process at once;
+ *  - one held by another thread is normally let go within microseconds,
+ *    but never by a thread stopped for good (a second crash parked in its
+ *    handler, a worker frozen for a report), and not while its holder is
+ *    blocked in write(2) on a pipe that nobody reads.
+ * Hence stdout, stderr and the hook's output (mpiexec -l) first, each lock
+ * tried until a short deadline and the stream skipped if it stays taken;
+ * then, where asked, fflush(NULL) for every other stream, which waits on
+ * locks. Both run under an alarm that ends the process with its status and
+ * its line if anything blocks, so a fatal end never hangs. No thread is
+ * created: that is not possible from a signal handler. */
+
+#define FLUSH_TRY_S 0.5   /* per phase: how long a stream's lock is tried */
+#define END_BACKSTOP_S 3  /* below mpiexec's grace for a time limit's report */
+
+static _Atomic long end_owner;      /* kernel thread ending the job; 0: none */
+static int end_status;
+static myr_diag_buf end_line;       /* "myriad: job ended because ..." or empty */
+static void (*_Atomic end_flush_hook)(double deadline);
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static _Noreturn void end_now(void)
+{
+    myr_diag_flush(&end_line);
+    _exit(end_status);
+}
+
+static void on_backstop(int sig)
+{
+    (void)sig;
+    end_now();
+}
+
+/* Another thread ends the job: stay out of its way until it does. */
+static _Noreturn void park_forever(void)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    for (;;)
+        pause();
+}
+
+void myr_job_end_begin(int status, const char *reason)
+{
+    long me = (long)syscall(SYS_gettid), none = 0;
+    if (!atomic_compare_exchange_strong(&end_owner, &none, me)) {
+        if (none == me)
+            end_now();   /* a fault while this thread ends the job */
+        park_forever();
+    }
+    end_status = status;
+    end_line.len = 0;
+    if (reason) {
+        myr_diag_str(&end_line, "myriad: job ended because ");
+        myr_diag_str(&end_line, reason);
+        myr_diag_str(&end_line, " (exit status ");
+        myr_diag_ulong(&end_line, (unsigned long)status);
+        myr_diag_str(&end_line, ")\n");
+    }
+}
+
+void myr_job_end_set_flush_hook(void (*hook)(double deadline))
+{
+    atomic_store(&end_flush_hook, hook);
+}
+
+/* The alarm is process-directed: it reaches this thread (unblocked here)
+ * or any other that does not block it, and either way ends the process. */
+static void arm_backstop(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_backstop;
+    sigfillset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    sigset_t alrm;
+    sigemptyset(&alrm);
+    sigaddset(&alrm, SIGALRM);
+    pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+    alarm(END_BACKSTOP_S);
+}
+
+static void flush_stream(FILE *f, double deadline)
+{
+    while (ftrylockfile(f) != 0) {
+        if (mono_now() >= deadline)
+            return;   /* its holder does not let go: skip it */
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    fflush_unlocked(f);
+    funlockfile(f);
+}
+
+void myr_job_end_flush(bool all)
+{
+    arm_backstop();
+    double deadline = mono_now() + FLUSH_TRY_S;
+    void (*hook)(double) = atomic_load(&end_flush_hook);
+    if (hook)
+        hook(deadline);
+    flush_stream(stdout, deadline);
+    flush_stream(stderr, deadline);
+    if (all)
+        fflush(NULL);
+    alarm(0);
+}
+
+_Noreturn void myr_job_end(bool flush_all)
+{
+    if (flush_all)
+        myr_job_end_flush(true);
+    end_now();
+}
+
+/* Freezing the workers for a report (the time limit): a signal parks each
+ * one in a handler that never returns. SIGURG because its default is to
+ * be ignored and programs rarely use it; the job ends right after, so
+ * taking it over does no harm. */
+#define FREEZE_SIGNAL SIGURG
+#define FREEZE_WAIT_S 0.2
+
+static _Atomic int frozen_workers;
+
+static void on_freeze(int sig)
+{
+    (void)sig;
+    atomic_fetch_add(&frozen_workers, 1);
+    for (;;)
+        pause();   /* every signal is blocked here (sa_mask) */
+}
+
+bool myr_sched_freeze(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_freeze;
+    sa.sa_flags = SA_ONSTACK;
+    sigfillset(&sa.sa_mask);
+    if (sigaction(FREEZE_SIGNAL, &sa, NULL) != 0)
+        return false;
+    int sent = 0;
+    for (int i = 0; i < myr_rt.nworkers; i++) {
+        /* Worker 0 is the thread that started the runtime. */
+        pthread_t t = i == 0 ? myr_rt.main_thread : myr_rt.workers[i].thread;
+        if (pthread_kill(t, FREEZE_SIGNAL) == 0)
+            sent++;
+    }
+    double deadline = mono_now() + FREEZE_WAIT_S;
+    while (atomic_load(&frozen_workers) < sent && mono_now() < deadline)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    return sent == myr_rt.nworkers && atomic_load(&frozen_workers) == sent &&
+           atomic_load(&myr_rt.externals_running) == 0;
+}
 
 static uintptr_t fault_sp(void *uctx)
 {
@@ -148,11 +328,36 @@ static void report_canary(const myr_ult *u)
     myr_diag_flush(&b);
 }
 
+/* The text of a diag buffer as a C string (cut by a byte if full). */
+static const char *diag_cstr(myr_diag_buf *b)
+{
+    if (b->len == sizeof b->text)
+        b->len--;
+    b->text[b->len] = '\0';
+    return b->text;
+}
+
+/* An overflow ends the job with the status of a process whose stack
+ * overflowed (SIGSEGV). */
+static void begin_overflow_end(const myr_ult *u)
+{
+    myr_diag_buf why = {.len = 0};
+    myr_diag_str(&why, "of a stack overflow in ");
+    if (u->name[0]) {
+        myr_diag_str(&why, u->name);
+    } else {
+        myr_diag_str(&why, "ULT ");
+        myr_diag_ulong(&why, u->id);
+    }
+    myr_job_end_begin(128 + SIGSEGV, diag_cstr(&why));
+    myr_job_end_flush(false);
+}
+
 _Noreturn void myr_overflow_canary(const myr_ult *u)
 {
+    begin_overflow_end(u);
     report_canary(u);
-    signal(SIGABRT, SIG_DFL);
-    abort();
+    myr_job_end(true);
 }
 
 static struct sigaction *previous_of(int sig)
@@ -192,7 +397,7 @@ static const char *signal_cause(int sig, const siginfo_t *si)
         default: return "arithmetic exception";
         }
     case SIGILL: return "illegal instruction";
-    default: return "aborted (abort(), or a failed assert)";
+    default: return "aborted (abort(), a failed assert or an uncaught C++ exception)";
     }
 }
 
@@ -269,6 +474,20 @@ static _Noreturn void report_crash(int sig, const siginfo_t *si, void *uctx)
     myr_worker *w = myr_worker_current();
     const myr_ult *u = w ? w->current : myr_tls_external;
     myr_diag_buf b = {.len = 0};
+    if (u && u->name[0]) {
+        myr_diag_str(&b, u->name);
+    } else if (u) {
+        myr_diag_str(&b, "ULT ");
+        myr_diag_ulong(&b, u->id);
+    } else {
+        myr_diag_str(&b, "a thread outside any ULT");
+    }
+    myr_diag_str(&b, " received ");
+    myr_diag_str(&b, signal_name(sig));
+    /* The output the ranks wrote before the crash first, then the report. */
+    myr_job_end_begin(128 + sig, diag_cstr(&b));
+    myr_job_end_flush(false);
+    b.len = 0;
     myr_diag_str(&b, "myriad: ");
     if (u && u->name[0]) {
         myr_diag_str(&b, u->name);
@@ -315,11 +534,7 @@ static _Noreturn void report_crash(int sig, const siginfo_t *si, void *uctx)
         }
     for (int i = first; i < n; i++)
         print_frame(i - first, frames[i], i > first);
-    myr_diag_str(&b, "myriad: ending the job (exit status ");
-    myr_diag_ulong(&b, 128u + (unsigned)sig);
-    myr_diag_str(&b, ")\n");
-    myr_diag_flush(&b);
-    _exit(128 + sig);
+    myr_job_end(true);
 }
 
 /* A signal we watch that is not a stack overflow: the program's (or a
@@ -345,9 +560,9 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
         if (myr_stack_in_guard(s, si->si_addr) ||
             (sp < lo && (lo - sp < ((uintptr_t)64 << 20) || sp >= floor)) ||
             (!s->guard && addr < lo && addr >= floor)) {
+            begin_overflow_end(u);
             report_overflow(u, si->si_addr);
-            signal(SIGABRT, SIG_DFL);
-            abort();
+            myr_job_end(true);
         }
         if (!myr_stack_canary_intact(s))
             myr_overflow_canary(u);
