@@ -49,6 +49,26 @@ typedef struct MPI_Status {
     MPI_Count myr_bytes;  /* bytes received (count * type size) */
 } MPI_Status;
 
+/* The objects behind predefined handles are libmyriad's and must be
+ * reached through the GOT. gcc on x86 otherwise reaches a library's data
+ * from an executable built -fPIE (Debian's default, and what CMake's
+ * FindMPI compiles with) PC-relative, through a COPY relocation: the
+ * program then holds its own copy of the object, a private copy of the
+ * program (one per rank, src/launch/privatize.h) holds another, and
+ * MPI_INT would not be one handle across ranks. gcc never assumes that a
+ * weak reference binds locally, so it goes through the GOT; libmyriad.so
+ * defines every one of them. (gcc 12's nodirect_extern_access would say
+ * so directly, but it marks the whole executable as having no COPY
+ * relocations at all, which breaks the program's own -fPIE references to
+ * libc's stdout.) Clang and other targets use the GOT already. Not
+ * applied inside libmyriad, which defines the objects. */
+#if defined(__GNUC__) && !defined(__clang__) && \
+    (defined(__x86_64__) || defined(__i386__)) && !defined(MYR_BUILDING_LIBMYRIAD)
+#define MYR_HANDLE_OBJECT __attribute__((weak))
+#else
+#define MYR_HANDLE_OBJECT
+#endif
+
 #ifdef __cplusplus
 #define MYR_PREDEFINED(type, object) (reinterpret_cast<type>(&(object)))
 #else
@@ -67,7 +87,7 @@ typedef struct MPI_Status {
 #define MPI_MAX_PSET_NAME_LEN 256
 #define MPI_MAX_STRINGTAG_LEN 256
 #define MPI_MESSAGE_NULL ((MPI_Message)0)
-extern struct myr_mpi_message myr_mpi_message_no_proc;
+extern MYR_HANDLE_OBJECT struct myr_mpi_message myr_mpi_message_no_proc;
 #define MPI_MESSAGE_NO_PROC MYR_PREDEFINED(MPI_Message, myr_mpi_message_no_proc)
 
 #define MPI_ANY_SOURCE (-2)
@@ -94,22 +114,22 @@ extern struct myr_mpi_message myr_mpi_message_no_proc;
 #define MPI_THREAD_MULTIPLE 3
 
 /* Communicators and error handlers. */
-extern struct myr_mpi_comm myr_mpi_comm_world, myr_mpi_comm_self;
+extern MYR_HANDLE_OBJECT struct myr_mpi_comm myr_mpi_comm_world, myr_mpi_comm_self;
 #define MPI_COMM_WORLD MYR_PREDEFINED(MPI_Comm, myr_mpi_comm_world)
 #define MPI_COMM_SELF MYR_PREDEFINED(MPI_Comm, myr_mpi_comm_self)
-extern struct myr_mpi_errhandler myr_mpi_errors_are_fatal, myr_mpi_errors_return;
+extern MYR_HANDLE_OBJECT struct myr_mpi_errhandler myr_mpi_errors_are_fatal, myr_mpi_errors_return;
 #define MPI_ERRORS_ARE_FATAL MYR_PREDEFINED(MPI_Errhandler, myr_mpi_errors_are_fatal)
 #define MPI_ERRORS_RETURN MYR_PREDEFINED(MPI_Errhandler, myr_mpi_errors_return)
 
 /* Groups and communicator comparison. */
-extern struct myr_mpi_group myr_mpi_group_empty;
+extern MYR_HANDLE_OBJECT struct myr_mpi_group myr_mpi_group_empty;
 #define MPI_GROUP_EMPTY MYR_PREDEFINED(MPI_Group, myr_mpi_group_empty)
 /* MPI_Topo_test */
 #define MPI_GRAPH 1
 #define MPI_CART 2
 #define MPI_DIST_GRAPH 3
 /* Distinct sentinels of MPI_Dist_graph_create(_adjacent)'s weights. */
-extern int myr_mpi_unweighted, myr_mpi_weights_empty;
+extern MYR_HANDLE_OBJECT int myr_mpi_unweighted, myr_mpi_weights_empty;
 #define MPI_UNWEIGHTED (&myr_mpi_unweighted)
 #define MPI_WEIGHTS_EMPTY (&myr_mpi_weights_empty)
 #define MPI_IDENT 0
@@ -122,7 +142,7 @@ extern int myr_mpi_unweighted, myr_mpi_weights_empty;
 #define MPIX_COMM_TYPE_PROCESS 2
 
 /* Info objects: MPI_INFO_ENV holds what the job was started with. */
-extern struct myr_mpi_info myr_mpi_info_env;
+extern MYR_HANDLE_OBJECT struct myr_mpi_info myr_mpi_info_env;
 #define MPI_INFO_ENV MYR_PREDEFINED(MPI_Info, myr_mpi_info_env)
 
 /* Attribute keys. The predefined ones are cached on every communicator
@@ -198,48 +218,48 @@ extern struct myr_mpi_info myr_mpi_info_env;
 #define MPI_ERR_LASTCODE 57
 
 /* Predefined datatypes. */
-extern struct myr_mpi_datatype myr_mpi_type_char;
-extern struct myr_mpi_datatype myr_mpi_type_short;
-extern struct myr_mpi_datatype myr_mpi_type_int;
-extern struct myr_mpi_datatype myr_mpi_type_long;
-extern struct myr_mpi_datatype myr_mpi_type_long_long;
-extern struct myr_mpi_datatype myr_mpi_type_signed_char;
-extern struct myr_mpi_datatype myr_mpi_type_unsigned_char;
-extern struct myr_mpi_datatype myr_mpi_type_unsigned_short;
-extern struct myr_mpi_datatype myr_mpi_type_unsigned;
-extern struct myr_mpi_datatype myr_mpi_type_unsigned_long;
-extern struct myr_mpi_datatype myr_mpi_type_unsigned_long_long;
-extern struct myr_mpi_datatype myr_mpi_type_float;
-extern struct myr_mpi_datatype myr_mpi_type_double;
-extern struct myr_mpi_datatype myr_mpi_type_long_double;
-extern struct myr_mpi_datatype myr_mpi_type_wchar;
-extern struct myr_mpi_datatype myr_mpi_type_c_bool;
-extern struct myr_mpi_datatype myr_mpi_type_int8;
-extern struct myr_mpi_datatype myr_mpi_type_int16;
-extern struct myr_mpi_datatype myr_mpi_type_int32;
-extern struct myr_mpi_datatype myr_mpi_type_int64;
-extern struct myr_mpi_datatype myr_mpi_type_uint8;
-extern struct myr_mpi_datatype myr_mpi_type_uint16;
-extern struct myr_mpi_datatype myr_mpi_type_uint32;
-extern struct myr_mpi_datatype myr_mpi_type_uint64;
-extern struct myr_mpi_datatype myr_mpi_type_aint;
-extern struct myr_mpi_datatype myr_mpi_type_count;
-extern struct myr_mpi_datatype myr_mpi_type_offset;
-extern struct myr_mpi_datatype myr_mpi_type_c_float_complex;
-extern struct myr_mpi_datatype myr_mpi_type_c_double_complex;
-extern struct myr_mpi_datatype myr_mpi_type_c_long_double_complex;
-extern struct myr_mpi_datatype myr_mpi_type_cxx_bool;
-extern struct myr_mpi_datatype myr_mpi_type_cxx_float_complex;
-extern struct myr_mpi_datatype myr_mpi_type_cxx_double_complex;
-extern struct myr_mpi_datatype myr_mpi_type_cxx_long_double_complex;
-extern struct myr_mpi_datatype myr_mpi_type_byte;
-extern struct myr_mpi_datatype myr_mpi_type_packed;
-extern struct myr_mpi_datatype myr_mpi_type_float_int;
-extern struct myr_mpi_datatype myr_mpi_type_double_int;
-extern struct myr_mpi_datatype myr_mpi_type_long_int;
-extern struct myr_mpi_datatype myr_mpi_type_2int;
-extern struct myr_mpi_datatype myr_mpi_type_short_int;
-extern struct myr_mpi_datatype myr_mpi_type_long_double_int;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_char;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_short;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_int;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_long;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_long_long;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_signed_char;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_unsigned_char;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_unsigned_short;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_unsigned;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_unsigned_long;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_unsigned_long_long;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_float;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_double;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_long_double;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_wchar;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_c_bool;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_int8;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_int16;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_int32;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_int64;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_uint8;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_uint16;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_uint32;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_uint64;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_aint;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_count;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_offset;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_c_float_complex;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_c_double_complex;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_c_long_double_complex;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_cxx_bool;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_cxx_float_complex;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_cxx_double_complex;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_cxx_long_double_complex;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_byte;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_packed;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_float_int;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_double_int;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_long_int;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_2int;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_short_int;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_long_double_int;
 
 #define MPI_CHAR MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_char)
 #define MPI_SHORT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_short)
@@ -288,7 +308,7 @@ extern struct myr_mpi_datatype myr_mpi_type_long_double_int;
 #define MPI_LONG_LONG MPI_LONG_LONG_INT
 /* Bound markers of MPI-1's MPI_Type_struct (removed in MPI 3.0, kept for
  * the programs that still use them). */
-extern struct myr_mpi_datatype myr_mpi_type_lb, myr_mpi_type_ub;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_lb, myr_mpi_type_ub;
 #define MPI_LB MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_lb)
 #define MPI_UB MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_ub)
 
@@ -651,7 +671,7 @@ MYR_MPI_FN(int, Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Dat
 
 /* Reduction operations (MPI 3.1, 5.9). MPI_REPLACE and MPI_NO_OP are for
  * one-sided accumulate calls only. */
-extern struct myr_mpi_op myr_mpi_op_max, myr_mpi_op_min, myr_mpi_op_sum, myr_mpi_op_prod,
+extern MYR_HANDLE_OBJECT struct myr_mpi_op myr_mpi_op_max, myr_mpi_op_min, myr_mpi_op_sum, myr_mpi_op_prod,
     myr_mpi_op_land, myr_mpi_op_lor, myr_mpi_op_lxor, myr_mpi_op_band, myr_mpi_op_bor,
     myr_mpi_op_bxor, myr_mpi_op_maxloc, myr_mpi_op_minloc, myr_mpi_op_replace,
     myr_mpi_op_no_op;

@@ -54,6 +54,9 @@ typedef struct myr_config {
     long reserved_mappings;  /* memory mappings the caller will make for
                               * itself: kept out of the stacks' budget of
                               * guard pages (vm.max_map_count) */
+    size_t default_stack_max;  /* caps the default stack size (the thread
+                                * default, `ulimit -s`), not stack_size nor
+                                * MYR_STACK_SIZE; 0: no cap */
 } myr_config_t;
 
 /* Start the runtime with settings from the environment. The calling thread

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -148,6 +149,17 @@ static void scan_program_headers(myr_image *img, const ElfW(Ehdr) *eh)
                     (dyn[k].d_tag == DT_FLAGS && (dyn[k].d_un.d_val & DF_TEXTREL)))
                     set_unloadable(img, "its code has text relocations",
                                    "built without -fPIC");
+                uint64_t entry = ph[i].p_offset + k * sizeof *dyn;
+                if (dyn[k].d_tag == DT_INIT) {
+                    img->init_tag_offset = entry + offsetof(ElfW(Dyn), d_tag);
+                    img->init_vaddr = dyn[k].d_un.d_ptr;
+                }
+                if (dyn[k].d_tag == DT_INIT_ARRAY)
+                    img->init_array_vaddr = dyn[k].d_un.d_ptr;
+                if (dyn[k].d_tag == DT_INIT_ARRAYSZ) {
+                    img->init_arraysz_offset = entry + offsetof(ElfW(Dyn), d_un);
+                    img->init_array_bytes = dyn[k].d_un.d_val;
+                }
                 if (dyn[k].d_tag == DT_FLAGS_1) {
                     img->flags1_offset = ph[i].p_offset + k * sizeof *dyn +
                                          offsetof(ElfW(Dyn), d_un);
@@ -203,8 +215,60 @@ static bool is_copied(const copied_objects *c, uint64_t addr)
     return false;
 }
 
-/* Relocations: COPY ones (the program cannot be copied; their objects are
- * noted), and the GOT slots of getopt's variables. */
+/* Objects of libraries that never change after start-up, so that a
+ * private copy of the program may hold a snapshot of them: libc's FILE
+ * pointers and names of the program, libstdc++'s standard streams (each
+ * copy then keeps its own format state, as a process would, over the same
+ * stream buffer), vtables and type_info. */
+static bool is_constant_object(const char *name)
+{
+    static const char *const constant[] = {
+        "stdin", "stdout", "stderr", "program_invocation_name",
+        "program_invocation_short_name", "__progname", "__progname_full",
+        "_ZSt3cin", "_ZSt4cout", "_ZSt4cerr", "_ZSt4clog",
+        "_ZSt4wcin", "_ZSt5wcout", "_ZSt5wcerr", "_ZSt5wclog",
+    };
+    if (strncmp(name, "_ZTV", 4) == 0 || strncmp(name, "_ZTI", 4) == 0 ||
+        strncmp(name, "_ZTS", 4) == 0)
+        return true;
+    for (size_t i = 0; i < sizeof constant / sizeof *constant; i++)
+        if (strcmp(name, constant[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A COPY relocation. Myriad's own objects (the handles, when the program
+ * was compiled with an mpi.h that does not reach them through the GOT)
+ * cannot be copied: every rank must see one MPI_COMM_WORLD. */
+static void note_copied(myr_image *img, const char *name, uint64_t vaddr,
+                        uint64_t size)
+{
+    if (strncmp(name, "myr_", 4) == 0) {
+        char detail[128];
+        snprintf(detail, sizeof detail, "a COPY relocation for `%.60s`: "
+                 "compiled with another mpi.h than Myriad's", name);
+        set_unloadable(img, "it holds its own copies of Myriad's handles", detail);
+        return;
+    }
+    myr_image_copied *grown =
+        realloc(img->copied, (size_t)(img->ncopied + 1) * sizeof *grown);
+    if (!grown) {
+        set_unloadable(img, "out of memory while inspecting it", NULL);
+        return;
+    }
+    img->copied = grown;
+    int libc_var = -1;
+    for (int v = 0; v < MYR_LIBC_VAR_COUNT_; v++)
+        if (strcmp(name, libc_var_names[v]) == 0)
+            libc_var = v;
+    img->copied[img->ncopied++] = (myr_image_copied){
+        .name = name, .vaddr = vaddr, .size = size, .libc_var = libc_var,
+        .constant = is_constant_object(name)};
+}
+
+/* Relocations: COPY ones (their objects are noted: they are not the
+ * program's own globals, and a copy must fill its instances of them), and
+ * the GOT slots of getopt's variables. */
 static void scan_relocations(myr_image *img, const ElfW(Ehdr) *eh,
                              const ElfW(Shdr) *sh, copied_objects *copied)
 {
@@ -227,14 +291,10 @@ static void scan_relocations(myr_image *img, const ElfW(Ehdr) *eh,
             if (!sname)
                 continue;
             if (type == RELOC_COPY) {
-                char detail[128];
-                snprintf(detail, sizeof detail, "a COPY relocation for `%.60s`: "
-                         "code built without -fPIC", sname);
-                set_unloadable(img, "it was not compiled as position-"
-                               "independent code", detail);
                 if (copied->count < MAX_COPIED)
                     copied->addr[copied->count++] = rela[k].r_offset;
                 copied->bytes += syms[symi].st_size;
+                note_copied(img, sname, rela[k].r_offset, syms[symi].st_size);
                 continue;
             }
             if ((type != RELOC_GLOB_DAT && type != RELOC_ABS64) ||
@@ -343,6 +403,9 @@ int myr_image_inspect(myr_image *img, const char *path, char *err, size_t errlen
 
 void myr_image_release(myr_image *img)
 {
+    free(img->copied);
+    img->copied = NULL;
+    img->ncopied = 0;
     if (img->map)
         munmap(img->map, img->file_size);
     img->map = NULL;

@@ -2,9 +2,9 @@
  * image.h — what the running program's ELF file says about privatization.
  *
  * Read once at start-up from the executable itself (/proc/self/exe): can a
- * private copy of it be loaded with dlopen (position-independent, no COPY
- * relocations, no text relocations), does it define writable globals of its
- * own (what `MYR_PRIVATIZE=auto` decides on), how many memory mappings a
+ * private copy of it be loaded with dlopen (position-independent, no text
+ * relocations, no COPY relocation of Myriad's own objects), does it define
+ * writable globals of its own (what `MYR_PRIVATIZE=auto` decides on), how many memory mappings a
  * copy costs, and where the things a copy must have patched are.
  */
 #ifndef MYR_LAUNCH_IMAGE_H
@@ -35,6 +35,16 @@ typedef enum myr_image_libc_var {
 
 #define MYR_IMAGE_MAX_GOT_SLOTS 4   /* per variable */
 
+/* One object that a COPY relocation put in the program's .bss. */
+typedef struct myr_image_copied {
+    const char *name;        /* the symbol (points into the mapped file) */
+    uint64_t vaddr, size;
+    int libc_var;            /* a myr_image_libc_var, or -1 */
+    /* Never written after start-up (libc's FILE pointers, C++ streams,
+     * vtables, type_info): a copy may hold a snapshot of it. */
+    bool constant;
+} myr_image_copied;
+
 typedef struct myr_image {
     char path[4096];
     size_t file_size;
@@ -57,6 +67,18 @@ typedef struct myr_image {
     int mappings_per_copy;   /* VMAs one copy adds (estimate) */
     uint64_t flags1_offset;  /* file offset of DT_FLAGS_1's value, 0: none */
     uint64_t flags1_value;
+    /* Initializers: DT_INIT's entry (file offset of its tag; 0: none) and
+     * target, DT_INIT_ARRAY's vaddr and DT_INIT_ARRAYSZ's value and its
+     * file offset (0: none). */
+    uint64_t init_tag_offset, init_vaddr;
+    uint64_t init_array_vaddr, init_array_bytes, init_arraysz_offset;
+
+    /* COPY relocations: objects of shared libraries (libc's stdout, a
+     * libstdc++ stream, getopt's optind) that code built -fPIE (gcc's
+     * default) reaches PC-relative in the program's own .bss. A private
+     * copy of the program holds its own instance of each (privatize.c). */
+    struct myr_image_copied *copied;   /* ncopied of them (malloc'd) */
+    int ncopied;
 
     /* GOT slots (vaddrs) that hold the address of a libc variable. */
     uint64_t got_slots[MYR_LIBC_VAR_COUNT_][MYR_IMAGE_MAX_GOT_SLOTS];

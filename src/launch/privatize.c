@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,116 @@ static void describe_globals(const myr_image *img, char *out, size_t len)
         snprintf(out + n, len - (size_t)n, " ...");
 }
 
+/* Add one line to what the job is warned of (myr_privatize_warn). */
+__attribute__((format(printf, 2, 3)))
+static void add_warning(myr_privatization *p, const char *fmt, ...)
+{
+    size_t len = strlen(p->warning);
+    if (len + 2 >= sizeof p->warning)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(p->warning + len, sizeof p->warning - len - 1, fmt, ap);
+    va_end(ap);
+    len = n < 0 ? len : strlen(p->warning);
+    p->warning[len] = '\n';
+    p->warning[len + 1] = '\0';
+}
+
+/* Up to four names of a list, then "...". */
+static void name_some(char *out, size_t len, const char *const *names,
+                      size_t shown, size_t total)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < shown && n < len; i++)
+        n += (size_t)snprintf(out + n, len - n, "%s%s", i ? ", " : "", names[i]);
+    if (total > shown && n < len)
+        snprintf(out + n, len - n, ", ...");
+}
+
+/* Objects of libraries that the program reaches through COPY relocations
+ * and that may change (environ after setenv, a library's own counter):
+ * each copy of the program starts with a snapshot of rank 0's, and the
+ * library's own code goes on with rank 0's. Say so. */
+static void note_shared_copies(myr_privatization *p)
+{
+    const myr_image *img = &p->image;
+    const char *names[4];
+    size_t total = 0;
+    for (int i = 0; i < img->ncopied; i++) {
+        const myr_image_copied *c = &img->copied[i];
+        if (c->constant || c->libc_var >= 0)
+            continue;
+        if (total < 4)
+            names[total] = c->name;
+        total++;
+    }
+    if (total == 0)
+        return;
+    char list[160];
+    name_some(list, sizeof list, names, total < 4 ? total : 4, total);
+    add_warning(p, "the program reads a library's %s directly (compiled "
+                "without -fPIC): ranks other than 0 see a copy taken when "
+                "they start, the library itself rank 0's", list);
+}
+
+/* Libraries installed with the system (and Myriad itself): their state is
+ * the system's business, as in any threaded program. */
+static bool is_system_library(const char *path)
+{
+    static const char *const system_dirs[] = {"/lib/", "/lib64/", "/usr/lib/",
+                                              "/usr/lib64/", "/lib32/", "/usr/lib32/"};
+    for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
+        if (strncmp(path, system_dirs[i], strlen(system_dirs[i])) == 0)
+            return true;
+    Dl_info self;
+    return dladdr((void *)myr_privatize_plan, &self) && self.dli_fname &&
+           strcmp(self.dli_fname, path) == 0;
+}
+
+/* The program's own shared libraries are loaded once per process, so their
+ * writable globals are shared by all ranks, where each process of a
+ * process-based MPI has its own: name them. */
+static int note_library_globals(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    myr_privatization *p = arg;
+    const char *path = info->dlpi_name;
+    if (!path || path[0] != '/' || is_system_library(path))
+        return 0;   /* the program itself (""), the vDSO, the system's */
+    myr_image lib;
+    char err[256];
+    if (myr_image_inspect(&lib, path, err, sizeof err) != 0)
+        return 0;
+    if (lib.globals > 0) {
+        char list[160];
+        name_some(list, sizeof list, lib.global_names,
+                  lib.globals < MYR_IMAGE_NAMED_GLOBALS ? lib.globals
+                                                        : MYR_IMAGE_NAMED_GLOBALS,
+                  lib.globals);
+        const char *base = strrchr(path, '/') + 1;
+        add_warning(p, "%s has %zu writable global%s (%s), one copy shared "
+                    "by all ranks of this process: link its code into the "
+                    "program (a static library) to give each rank its own",
+                    base, lib.globals, lib.globals == 1 ? "" : "s",
+                    lib.symbols ? list : "judged by section sizes");
+    }
+    myr_image_release(&lib);
+    return 0;
+}
+
+void myr_privatize_warn(const myr_privatization *p)
+{
+    const char *line = p->warning;
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        int len = end ? (int)(end - line) : (int)strlen(line);
+        fprintf(stderr, "myriad: warning: %.*s\n", len, line);
+        line += len + (end ? 1 : 0);
+    }
+}
+
 static int plan_mode(myr_privatization *p)
 {
     const char *mode = myr_env_get(MYR_ENV_PRIVATIZE);
@@ -83,14 +194,21 @@ static int plan_mode(myr_privatization *p)
     describe_globals(img, globals, sizeof globals);
 
     if (img->tls_bytes)
-        snprintf(p->warning, sizeof p->warning,
-                 "the program has %zu bytes of __thread variables: they "
-                 "belong to worker threads, not ranks (a rank that migrates "
-                 "sees another worker's)", (size_t)img->tls_bytes);
+        add_warning(p, "the program has %zu bytes of __thread variables: they "
+                    "belong to worker threads, not ranks (a rank that migrates "
+                    "sees another worker's)", (size_t)img->tls_bytes);
+    if (p->nranks > 1)
+        dl_iterate_phdr(note_library_globals, p);
 
     if (!always && img->globals == 0) {
         snprintf(p->reason, sizeof p->reason, "MYR_PRIVATIZE=auto: the program "
                  "defines no writable globals");
+        return 0;
+    }
+    if (img->unloadable && p->nranks <= 1) {
+        /* Rank 0 runs the program itself: there is nothing to copy. */
+        snprintf(p->reason, sizeof p->reason, "MYR_PRIVATIZE=%s: one rank, "
+                 "which runs the program itself", mode);
         return 0;
     }
     if (img->unloadable) {
@@ -104,6 +222,7 @@ static int plan_mode(myr_privatization *p)
         return -1;
     }
     p->private_globals = true;
+    note_shared_copies(p);
     snprintf(p->reason, sizeof p->reason, "MYR_PRIVATIZE=%s: %s", mode,
              always ? "asked for" : globals);
     return 0;
@@ -180,11 +299,13 @@ static int open_program(myr_privatization *p, const myr_program *program)
 }
 
 int myr_privatize_plan(myr_privatization *p, const myr_program *program,
-                       int nranks)
+                       int nranks, int argc, char **argv)
 {
     memset(p, 0, sizeof *p);
     p->exe_fd = -1;
     p->nranks = nranks;
+    p->argc = argc;
+    p->argv = argv;
     if (plan_mode(p) != 0)
         return -1;
     if (!p->private_globals && p->inspected)
@@ -238,6 +359,52 @@ static int redirect_libc_vars(myr_privatization *p, myr_rank_image *ri,
                 return -1;
         }
     }
+    return 0;
+}
+
+/* The copy's instances of the objects that COPY relocations put in the
+ * program: getopt's variables start afresh and become the rank's, the
+ * others start as rank 0's are now (see image.h). For rank 0 (bias ==
+ * p->base) only getopt's are noted: its instances are the libraries' own.
+ * Not instrumented: the copy's .bss holds ASan's redzones. */
+__attribute__((no_sanitize_address))
+static int fill_copied_objects(myr_privatization *p, myr_rank_image *ri,
+                               unsigned long bias)
+{
+    const myr_image *img = &p->image;
+    void *own[MYR_LIBC_VAR_COUNT_] = {
+        [MYR_LIBC_OPTIND] = &ri->vars.optind, [MYR_LIBC_OPTERR] = &ri->vars.opterr,
+        [MYR_LIBC_OPTOPT] = &ri->vars.optopt, [MYR_LIBC_OPTARG] = &ri->vars.optarg,
+    };
+    bool opened = false;
+    uintptr_t relro_lo = bias + PAGE_DOWN(img->relro_start);
+    uintptr_t relro_hi = bias + PAGE_UP(img->relro_end);
+    for (int i = 0; i < img->ncopied; i++) {
+        const myr_image_copied *c = &img->copied[i];
+        char *to = (char *)(bias + c->vaddr);
+        if (c->libc_var >= 0) {
+            /* ri->vars points at the rank's own variables (ri->own) */
+            const char *initial = *(char **)own[c->libc_var];
+            for (uint64_t b = 0; b < c->size && bias != p->base; b++)
+                to[b] = initial[b];
+            *(void **)own[c->libc_var] = to;
+            continue;
+        }
+        if (bias == p->base)
+            continue;
+        if (!opened && (uintptr_t)to + c->size > relro_lo && (uintptr_t)to < relro_hi) {
+            /* A copied vtable or type_info may sit in RELRO. */
+            if (mprotect((void *)relro_lo, relro_hi - relro_lo,
+                         PROT_READ | PROT_WRITE) != 0)
+                return -1;
+            opened = true;
+        }
+        const volatile char *from = (const char *)(p->base + c->vaddr);
+        for (uint64_t b = 0; b < c->size; b++)
+            to[b] = from[b];
+    }
+    if (opened && mprotect((void *)relro_lo, relro_hi - relro_lo, PROT_READ) != 0)
+        return -1;
     return 0;
 }
 
@@ -306,6 +473,16 @@ static int slim_copy(myr_privatization *p, int fd, unsigned long bias)
     return 0;
 }
 
+/* A copy's instances of objects that COPY relocations brought in must be
+ * filled (fill_copied_objects) before its initializers use them; glibc
+ * fills them from the library's own definition, which for a C++ stream is
+ * storage that was never constructed (libstdc++ constructed the
+ * program's). */
+static bool defers_initializers(const myr_image *img)
+{
+    return img->ncopied > 0;
+}
+
 /* Fill the memfd with the program, marked as loadable by dlopen: glibc
  * refuses objects flagged as PIE executables. */
 static int write_copy(myr_privatization *p, int fd)
@@ -326,7 +503,36 @@ static int write_copy(myr_privatization *p, int fd)
         if (pwrite(fd, &flags, sizeof flags, (off_t)img->flags1_offset) != sizeof flags)
             return -1;
     }
+    if (defers_initializers(img)) {
+        /* dlopen runs no initializer of the copy: DT_INIT becomes a tag
+         * glibc ignores and DT_INIT_ARRAY is emptied (run_initializers). */
+        int64_t ignored = DT_LOOS;
+        uint64_t none = 0;
+        if ((img->init_tag_offset &&
+             pwrite(fd, &ignored, sizeof ignored, (off_t)img->init_tag_offset) !=
+                 sizeof ignored) ||
+            (img->init_arraysz_offset &&
+             pwrite(fd, &none, sizeof none, (off_t)img->init_arraysz_offset) !=
+                 sizeof none))
+            return -1;
+    }
     return 0;
+}
+
+/* Run the copy's initializers (C constructors, C++ dynamic initialization)
+ * as glibc would have in dlopen, once its instances of copied objects are
+ * filled: a constructor may print with std::cout. */
+static void run_initializers(const myr_privatization *p, unsigned long bias)
+{
+    typedef void (*initializer)(int, char **, char **);
+    const myr_image *img = &p->image;
+    if (img->init_tag_offset && img->init_vaddr)
+        ((initializer)(bias + img->init_vaddr))(p->argc, p->argv, environ);
+    const uintptr_t *array = (const uintptr_t *)(bias + img->init_array_vaddr);
+    size_t n = img->init_array_vaddr ? img->init_array_bytes / sizeof *array : 0;
+    for (size_t i = 0; i < n; i++)
+        if (array[i] != 0 && array[i] != (uintptr_t)-1)
+            ((initializer)array[i])(p->argc, p->argv, environ);
 }
 
 static int load_copy(myr_privatization *p, int rank)
@@ -354,11 +560,14 @@ static int load_copy(myr_privatization *p, int rank)
         return -1;
     }
     unsigned long bias = lm->l_addr;
-    if (slim_copy(p, fd, bias) != 0 || redirect_libc_vars(p, ri, bias) != 0) {
+    if (slim_copy(p, fd, bias) != 0 || redirect_libc_vars(p, ri, bias) != 0 ||
+        fill_copied_objects(p, ri, bias) != 0) {
         fprintf(stderr, "myriad: cannot set up the copy of the program for "
                 "rank %d: %s\n", rank, strerror(errno));
         return -1;
     }
+    if (defers_initializers(&p->image))
+        run_initializers(p, bias);
     /* Debuggers and dladdr() name the object by l_name: the executable's
      * path finds its symbols, "/proc/self/fd/N" would not outside us. */
     char *exe_name = strdup(p->exe_name);
@@ -376,7 +585,8 @@ int myr_privatize_load(myr_privatization *p, int rank)
     if (!p->private_globals)
         return 0;
     if (rank == 0)  /* the program itself, with getopt's variables its own */
-        return redirect_libc_vars(p, &p->ranks[0], p->base) == 0 ? 0 : -1;
+        return redirect_libc_vars(p, &p->ranks[0], p->base) == 0 &&
+               fill_copied_objects(p, &p->ranks[0], p->base) == 0 ? 0 : -1;
     return load_copy(p, rank);
 }
 

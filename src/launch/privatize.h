@@ -59,11 +59,13 @@ typedef struct myr_privatization {
     myr_image image;         /* the executable, inspected */
     bool inspected;
     char reason[320];        /* why this mode, for mpiexec -v */
-    char warning[200];       /* something the user should know, or "" */
+    char warning[1024];      /* what the user should know: lines, or "" */
     int exe_fd;              /* the executable, for sharing read-only pages */
     char *exe_name;          /* what debuggers and dladdr see for copies */
     unsigned long base;      /* the program's load address (bias) */
     myr_rank_image *ranks;   /* one per rank */
+    int argc;                /* what the copies' initializers are given */
+    char **argv;
 } myr_privatization;
 
 /* libc's own definition of `name` (a function of type `type`), looked up
@@ -77,11 +79,11 @@ typedef struct myr_privatization {
         libc_fn_;                                                   \
     })
 
-/* Choose the mode for a job of `nranks` ranks of `program` and check that
- * it can work (memory mappings, open files). Returns 0, or -1 after
- * printing why not. */
+/* Choose the mode for a job of `nranks` ranks of `program` (started with
+ * argc, argv) and check that it can work (memory mappings, open files).
+ * Returns 0, or -1 after printing why not. */
 int myr_privatize_plan(myr_privatization *p, const myr_program *program,
-                       int nranks);
+                       int nranks, int argc, char **argv);
 
 /* Memory mappings the copies will take (to keep out of stack budgets). */
 long myr_privatize_mappings(const myr_privatization *p);
@@ -90,6 +92,9 @@ long myr_privatize_mappings(const myr_privatization *p);
  * Call from one thread at a time, before the rank starts. Returns 0, or -1
  * after printing why not. */
 int myr_privatize_load(myr_privatization *p, int rank);
+
+/* Print what the user should know (each line of p->warning) on stderr. */
+void myr_privatize_warn(const myr_privatization *p);
 
 /* The calling rank's image, or NULL when not called from a rank's ULT. */
 myr_rank_image *myr_privatize_current(void);

@@ -162,6 +162,11 @@ static int read_settings(long *nranks)
     return 0;
 }
 
+/* Address space the ranks' default stacks may reserve in all (pages are
+ * reserved, not committed): 8 MiB stacks for up to 512K ranks, less beyond,
+ * a small share of x86_64's 128 TiB and aarch64's 256 TiB. */
+#define STACK_ADDRESS_BUDGET ((size_t)4 << 40)
+
 int myr_launch_main(int argc, char **argv, const myr_program *program)
 {
     long nranks;
@@ -174,7 +179,7 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
     long own;
     if (myr_mpmd_plan(nranks, &own) != 0)
         return 1;
-    if (myr_privatize_plan(&privatization, program, (int)own) != 0)
+    if (myr_privatize_plan(&privatization, program, (int)own, argc, argv) != 0)
         return 1;
     /* Copies are loaded one after the other (glibc serialises dlopen), by
      * this thread before the workers exist: their constructors then run as
@@ -190,7 +195,8 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
     /* The copies' mappings come out of what the stacks' guard pages may
      * use (arch/stack.h), so the two never ask for the same ones. */
     myr_config_t config = {.reserved_mappings = myr_privatize_mappings(&privatization) +
-                                                myr_mpmd_mappings()};
+                                                myr_mpmd_mappings(),
+                           .default_stack_max = STACK_ADDRESS_BUDGET / (size_t)nranks};
     int rc = myr_init_config(&config);
     if (rc != MYR_OK) {
         fprintf(stderr, "myriad: cannot start the runtime: %s\n", myr_strerror(rc));
@@ -204,8 +210,10 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
                                               : "shared by all ranks",
                 privatization.reason);
     }
-    if (verbose && privatization.warning[0])
-        fprintf(stderr, "myriad: warning: %s\n", privatization.warning);
+    /* Without -v: state a process of its own would not share (item by
+     * item in privatize.c); one rank shares nothing. */
+    if (nranks > 1)
+        myr_privatize_warn(&privatization);
     if (verbose && privatization.private_globals)
         fprintf(stderr, "myriad: %ld private cop%s of the program loaded in "
                 "%.3f s\n", own - 1, own == 2 ? "y" : "ies", load_seconds);

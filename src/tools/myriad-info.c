@@ -112,7 +112,9 @@ static void runtime(void)
         item("workers", "%d (%s)", myr_worker_count(),
              myr_env_get(MYR_ENV_WORKERS) ? "MYR_WORKERS" : "one per usable CPU");
         size_t s = myr_stack_size();
-        item("stack per ULT", "%zu KiB (MYR_STACK_SIZE)", s / 1024);
+        item("stack per ULT", "%zu KiB (%s)", s / 1024,
+             myr_env_get(MYR_ENV_STACK_SIZE) ? "MYR_STACK_SIZE"
+                                             : "the thread default, ulimit -s");
         myr_finalize();
     } else {
         item("workers", "the runtime did not start with these settings");

@@ -23,7 +23,9 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-#define DEFAULT_STACK_SIZE (1u << 20)
+/* Bounds of the default stack size (default_stack_size). */
+#define DEFAULT_STACK_MIN ((size_t)1 << 20)
+#define DEFAULT_STACK_MAX ((size_t)1 << 30)
 #define DEFAULT_SPIN_US 50
 #define DEFAULT_STEAL_DELAY_US 100
 #define STACK_POOL_MAX 256
@@ -116,6 +118,30 @@ static void worker0_sched_entry(void *arg)
     myr_fatal("internal error", "worker 0's scheduler stopped");
 }
 
+/* A ULT's stack unless MYR_STACK_SIZE says otherwise: what a thread of this
+ * process gets (glibc's default, from `ulimit -s`: 8 MiB on most systems),
+ * so that a rank's local arrays fit as they do in the main thread of a
+ * process-based MPI's rank; at least 1 MiB, at most 1 GiB, and at most
+ * cfg->default_stack_max (the launcher's share of the address space for
+ * each of its ranks). Only touched pages cost memory (arch/stack.h). */
+static size_t default_stack_size(const myr_config_t *cfg)
+{
+    size_t size = 0;
+    pthread_attr_t attr;
+    if (pthread_getattr_default_np(&attr) == 0) {
+        if (pthread_attr_getstacksize(&attr, &size) != 0)
+            size = 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (size < DEFAULT_STACK_MIN)
+        size = DEFAULT_STACK_MIN;
+    if (size > DEFAULT_STACK_MAX)
+        size = DEFAULT_STACK_MAX;
+    if (cfg && cfg->default_stack_max && size > cfg->default_stack_max)
+        size = cfg->default_stack_max;
+    return size;
+}
+
 static int read_config(const myr_config_t *cfg)
 {
     long n = 0;
@@ -134,7 +160,7 @@ static int read_config(const myr_config_t *cfg)
     if (cfg && cfg->workers < 0)
         return MYR_ERR_ARG;
 
-    size_t size = DEFAULT_STACK_SIZE;
+    size_t size = default_stack_size(cfg);
     if (cfg && cfg->stack_size) {
         size = cfg->stack_size;
     } else if ((v = myr_env_get(MYR_ENV_STACK_SIZE))) {
@@ -338,5 +364,5 @@ int myr_worker_self(void)
 size_t myr_stack_size(void)
 {
     return myr_rt.initialized ? myr_rt.stack_size
-                              : myr_stack_round(DEFAULT_STACK_SIZE);
+                              : myr_stack_round(default_stack_size(NULL));
 }

@@ -1,7 +1,7 @@
-/* pie.c — built with mpicc -fPIE (not mpicc's -fPIC): it reads optind and
- * stdout, libc variables that -fPIE code reaches through COPY relocations,
- * which a private copy of the program cannot have. It has a global, so
- * auto wants to privatize it too. With MYR_PRIVATIZE=never it runs. */
+/* pie.c — built with mpicc -fPIE (not mpicc's -fPIC), as CMake's FindMPI
+ * builds: on x86_64 it reads optind and stdout, libc variables, through
+ * COPY relocations, which each private copy of the program gets its own
+ * instances of. It has a global, so auto privatizes it. */
 #include <getopt.h>
 
 #include "priv.h"
