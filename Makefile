@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check bench bench-startup bench-coll clean
+.PHONY: all deps demo check bench bench-startup bench-coll clean install
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -10,6 +10,12 @@ all: deps
 
 deps:
 	@scripts/install-deps --cross
+
+# Headers, libraries, wrappers, mpiexec, pkg-config files and docs under
+# PREFIX (docs/building.md); the installed tree can be moved afterwards.
+PREFIX ?= /usr/local
+install: all
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The main job: heat diffusion on 1024 ranks, checked against a serial run
 # (examples/heat.c). RANKS and ARGS override the defaults, e.g.

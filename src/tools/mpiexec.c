@@ -47,6 +47,7 @@
 
 #include "base/env.h"
 #include "launch/launch.h"
+#include "tools/gdb_script.h"
 
 /* Exit statuses of mpiexec itself (others are the program's). */
 enum {
@@ -647,7 +648,7 @@ _Noreturn static void exec_gdb(char **program)
     argv[0] = "gdb";
     argv[1] = "-q";
     argv[2] = "-x";
-    argv[3] = MYR_GDB_SCRIPT;
+    argv[3] = myr_gdb_script();
     argv[4] = "--args";
     memcpy(argv + 5, program, (n + 1) * sizeof *argv);
     execvp(argv[0], argv);

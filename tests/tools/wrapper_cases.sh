@@ -112,6 +112,130 @@ mpicxx_uses_the_cxx_compiler)
         [ $status -ne 0 ] || fail "mpicxx without a C++ compiler succeeded"
     fi
     ;;
+showme_is_show)
+    a=$(run "$bin/mpicc" -show -O2 -o prog prog.c) || fail "-show: status $?"
+    b=$(run "$bin/mpicc" -showme -O2 -o prog prog.c) || fail "-showme: status $?"
+    echo "$b"
+    [ "$a" = "$b" ] || fail "-showme differs from -show: $a"
+    a=$(run "$bin/mpicc" -show) && b=$(run "$bin/mpicc" -showme) || fail "status $?"
+    echo "$b"
+    [ "$a" = "$b" ] || fail "bare -showme differs from -show: $a"
+    expect_words "$b" "-I$inc" $link_words
+    ;;
+showme_compile_prints_the_compile_flags)
+    # Open MPI's answer: the flags alone, without the compiler (FindMPI
+    # takes them as they are).
+    out=$(run "$bin/mpicc" -showme:compile) || fail "status $?"
+    echo "$out"
+    expect_words "$out" "-I$inc" -fPIC
+    [ "${out%% *}" = "-I$inc" ] || fail "does not start with -I$inc"
+    expect_none "$out" "-l*"
+    expect_none "$out" "-L*"
+    ;;
+showme_link_prints_the_link_flags)
+    out=$(run "$bin/mpicc" -showme:link) || fail "status $?"
+    echo "$out"
+    expect_words "$out" $link_words -Wl,--wrap=main -Wl,-z,noseparate-code
+    [ "${out%% *}" = "-L$lib" ] || fail "does not start with -L$lib"
+    expect_none "$out" "-I*"
+    if [ "${EXPECT_HWLOC:-0}" = 1 ]; then expect_words "$out" -lhwloc; fi
+    ;;
+showme_dirs_and_libs_list_them_bare)
+    out=$(run "$bin/mpicc" -showme:incdirs) || fail "status $?"
+    echo "$out"
+    [ "$out" = "$inc" ] || fail "incdirs: $out"
+    out=$(run "$bin/mpicc" -showme:libdirs) || fail "status $?"
+    echo "$out"
+    [ "${out%% *}" = "$lib" ] || fail "libdirs: $out"
+    out=$(run "$bin/mpicc" -showme:libs) || fail "status $?"
+    echo "$out"
+    expect_words "$out" myriad_main myriad pthread
+    expect_none "$out" "-*"
+    if [ "${EXPECT_HWLOC:-0}" = 1 ]; then expect_words "$out" hwloc; fi
+    out=$(run "$bin/mpicc" -showme:command) || fail "status $?"
+    echo "$out"
+    [ -x "$out" ] || command -v "$out" >/dev/null || fail "command: $out is no compiler"
+    ;;
+showme_version_and_help)
+    out=$(run "$bin/mpicc" -showme:version) || fail "status $?"
+    echo "$out"
+    printf '%s\n' "$out" | grep -Eq '^mpicc: Myriad [0-9]+\.[0-9]+\.[0-9]+ \(Language: C\)$' ||
+        fail "version line"
+    out=$(run "$bin/mpicxx" -showme:version) || fail "status $?"
+    echo "$out"
+    printf '%s\n' "$out" | grep -Eq '^mpicxx: Myriad [0-9.]+ \(Language: C\+\+\)$' ||
+        fail "mpicxx version line"
+    out=$(run "$bin/mpicc" -showme:help) || fail "status $?"
+    for opt in -show -showme -compile-info -link-info -showme:compile -showme:link \
+               -showme:incdirs -showme:libdirs -showme:libs -showme:version MYRIAD_CC MPICH_CC OMPI_CC; do
+        has "$out" "$opt" || printf '%s\n' "$out" | grep -qF -- "$opt" || fail "help lacks $opt"
+    done
+    out=$("$bin/mpicc" -showme:frobnicate 2>&1) && fail "an unknown -showme: succeeded"
+    echo "$out"
+    [ "$out" = "mpicc: unknown option -showme:frobnicate (-showme:help lists the options)" ] ||
+        fail "wrong message"
+    ;;
+version_options_reach_the_compiler_alone)
+    # No input file: the compiler only reports, so nothing is added (the
+    # link flags would make -v try to link a program).
+    cc=$("$bin/mpicc" -showme:command) || fail "-showme:command"
+    for opt in --version -dumpversion -v; do
+        want=$("$cc" $opt 2>&1) || fail "$cc $opt failed"
+        out=$("$bin/mpicc" $opt 2>&1) || fail "mpicc $opt: status $?"
+        [ "$out" = "$want" ] || fail "mpicc $opt printed: $out"
+        out=$(run "$bin/mpicc" -show $opt) || fail "status $?"
+        [ "$out" = "$cc $opt" ] || fail "mpicc -show $opt: $out"
+    done
+    echo "$want"
+    ;;
+compiler_env_overrides)
+    # A stand-in compiler that says how it was called.
+    cat >"$tmp/fakecc" <<'SCRIPT'
+#!/bin/sh
+echo "fakecc[$FAKE_TAG]: $*"
+SCRIPT
+    chmod +x "$tmp/fakecc"
+    out=$(run env MYRIAD_CC="$tmp/fakecc" "$bin/mpicc" -c prog.c) || fail "status $?"
+    echo "$out"
+    case $out in "fakecc[]: -I$inc -fPIC"*" -c prog.c") ;; *) fail "MYRIAD_CC not run" ;; esac
+    # The value is split into words, as MPICH and Open MPI do ("ccache gcc").
+    out=$(run env MYRIAD_CC="env FAKE_TAG=split $tmp/fakecc" "$bin/mpicc" -c prog.c) ||
+        fail "status $?"
+    echo "$out"
+    case $out in "fakecc[split]: -I$inc"*" -c prog.c") ;; *) fail "MYRIAD_CC with words" ;; esac
+    first() { set -- $1; echo "$1"; }
+    for lang in CC CXX; do
+        if [ $lang = CC ]; then w=mpicc; else w=mpicxx; fi
+        out=$(run env MYRIAD_$lang=my MPICH_$lang=mpich OMPI_$lang=ompi "$bin/$w" -show x.c) ||
+            fail "status $?"
+        [ "$(first "$out")" = my ] || fail "$w: MYRIAD_$lang does not come first: $out"
+        # Set but empty counts as not set.
+        out=$(run env MYRIAD_$lang= MPICH_$lang=mpich OMPI_$lang=ompi "$bin/$w" -show x.c) ||
+            fail "status $?"
+        [ "$(first "$out")" = mpich ] || fail "$w: MPICH_$lang does not come second: $out"
+        out=$(run env OMPI_$lang=ompi "$bin/$w" -showme:command) || fail "status $?"
+        [ "$out" = ompi ] || fail "$w: OMPI_$lang ignored: $out"
+    done
+    # Each wrapper reads its own language's variables only.
+    out=$(run env MYRIAD_CXX=my MPICH_CXX=mpich OMPI_CXX=ompi "$bin/mpicc" -showme:command) ||
+        fail "status $?"
+    case $out in my|mpich|ompi) fail "mpicc took a C++ variable: $out" ;; esac
+    echo ok
+    ;;
+fortran_wrappers_fail_and_say_why)
+    for w in mpifort mpif90 mpif77; do
+        [ -x "$bin/$w" ] || fail "no $bin/$w"
+        out=$("$bin/$w" -c prog.f90 2>"$tmp/err")
+        status=$?
+        err=$(cat "$tmp/err")
+        echo "$err"
+        [ $status -eq 1 ] || fail "$w: status $status"
+        [ -z "$out" ] || fail "$w printed on stdout: $out"
+        [ "$err" = "$w: Myriad has no Fortran bindings yet (only C and C++: mpicc, mpicxx)" ] ||
+            fail "$w: wrong message"
+        "$bin/$w" -showme:compile 2>/dev/null && fail "$w -showme:compile succeeded"
+    done
+    ;;
 *)
     echo "unknown case $case_name"; exit 2 ;;
 esac
