@@ -3,22 +3,19 @@
 #include "launch/mpmd.h"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "base/env.h"
+#include "launch/copy.h"
 #include "mpi/mpi_impl.h"
 
-#define PAGE 4096u
-#define PAGE_DOWN(x) ((x) & ~(uint64_t)(PAGE - 1))
-#define PAGE_UP(x) PAGE_DOWN((x) + PAGE - 1)
 /* Open files left for the program once the copies hold theirs. */
 #define FILES_MARGIN 1024
 
@@ -230,88 +227,20 @@ static int make_room_for_files(const myr_privatization *p, long files)
     return 0;
 }
 
-/* The file, marked loadable by dlopen (glibc refuses objects flagged as
- * PIE executables), in a new memfd. */
-static int write_copy(const mpmd_app *a, long rank)
+/* Load one copy of app `a` for rank `rank` (and, when the app's ranks
+ * share it, the ones after it); *bias is where it landed. */
+static int load_copy(const mpmd_app *a, int file_fd, long rank, myr_rank_image *ri,
+                     unsigned long *bias)
 {
-    char name[48];
-    snprintf(name, sizeof name, "myriad-mpmd-rank-%ld", rank);
-    int fd = memfd_create(name, MFD_CLOEXEC);
-    if (fd < 0)
+    char what[64 + 4096];
+    snprintf(what, sizeof what, "%s for rank %ld (MPMD)", a->path, rank);
+    myr_copy copy;
+    if (myr_copy_load(&a->image, file_fd, what, ri, a->per_rank, a->argc, a->argv,
+                      &copy) != 0)
         return -1;
-    const char *data = a->image.map;
-    size_t done = 0;
-    while (done < a->image.file_size) {
-        ssize_t n = write(fd, data + done, a->image.file_size - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            close(fd);
-            return -1;
-        }
-        done += (size_t)n;
-    }
-    if (a->image.flags1_offset) {
-        uint64_t flags = a->image.flags1_value & ~(uint64_t)DF_1_PIE;
-        if (pwrite(fd, &flags, sizeof flags, (off_t)a->image.flags1_offset) !=
-            sizeof flags) {
-            close(fd);
-            return -1;
-        }
-    }
-    return fd;
-}
-
-/* Point the copy's GOT slots for getopt's variables at the rank's own
- * ones (as privatize.c does for copies of the program itself). */
-static int redirect_getopt_vars(const myr_image *img, myr_rank_image *ri,
-                                unsigned long bias)
-{
-    void *own[MYR_LIBC_VAR_COUNT_] = {
-        [MYR_LIBC_OPTIND] = &ri->own.optind, [MYR_LIBC_OPTERR] = &ri->own.opterr,
-        [MYR_LIBC_OPTOPT] = &ri->own.optopt, [MYR_LIBC_OPTARG] = &ri->own.optarg,
-    };
-    ri->vars = (myr_getopt_vars){&ri->own.optind, &ri->own.opterr,
-                                 &ri->own.optopt, &ri->own.optarg};
-    for (int v = 0; v < MYR_LIBC_VAR_COUNT_; v++) {
-        for (int s = 0; s < img->ngot_slots[v]; s++) {
-            uint64_t vaddr = img->got_slots[v][s];
-            void **slot = (void **)(bias + vaddr);
-            bool relro = vaddr >= img->relro_start && vaddr < img->relro_end;
-            char *page = (char *)PAGE_DOWN((uintptr_t)slot);
-            size_t len = PAGE_UP((uintptr_t)(slot + 1)) - (uintptr_t)page;
-            if (relro && mprotect(page, len, PROT_READ | PROT_WRITE) != 0)
-                return -1;
-            *slot = own[v];
-            if (relro && mprotect(page, len, PROT_READ) != 0)
-                return -1;
-        }
-    }
-    return 0;
-}
-
-/* Load one copy of app `a` for `rank`; *bias is where it landed. */
-static int load_copy(const mpmd_app *a, long rank, unsigned long *bias)
-{
-    int fd = write_copy(a, rank);
-    if (fd < 0) {
-        fprintf(stderr, "myriad: cannot copy %s for rank %ld: %s\n", a->path,
-                rank, strerror(errno));
-        return -1;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    void *handle = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
-    struct link_map *lm = NULL;
-    if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm) {
-        fprintf(stderr, "myriad: cannot load %s into the job's OS process "
-                "(MPMD) for rank %ld: %s\n", a->path, rank, dlerror());
-        close(fd);
-        return -1;
-    }
     /* Its launcher must be ours: a program linked with another Myriad
      * build would bring a second runtime into the process. */
-    void *its_launcher = dlsym(handle, "myr_launch_main");
+    void *its_launcher = dlsym(copy.handle, "myr_launch_main");
     if (its_launcher != (void *)myr_launch_main) {
         Dl_info theirs = {0}, ours = {0};
         if (its_launcher)
@@ -328,25 +257,29 @@ static int load_copy(const mpmd_app *a, long rank, unsigned long *bias)
      * finds its symbols, "/proc/self/fd/N" would not outside us. */
     char *name = strdup(a->path);
     if (name)
-        lm->l_name = name;
-    *bias = lm->l_addr;
+        copy.map->l_name = name;
+    ri->fd = copy.fd;
+    *bias = copy.map->l_addr;
     mappings += a->image.mappings_per_copy;
     return 0;
 }
 
 static int load_app(myr_privatization *p, mpmd_app *a)
 {
+    int file_fd = open(a->path, O_RDONLY | O_CLOEXEC);
+    if (file_fd < 0) {
+        fprintf(stderr, "myriad: cannot open %s (MPMD): %s\n", a->path,
+                strerror(errno));
+        return -1;
+    }
     unsigned long bias = 0;
     for (long r = a->first; r < a->first + a->nranks; r++) {
         myr_rank_image *ri = &p->ranks[r];
         if (r == a->first || a->per_rank) {
-            if (load_copy(a, r, &bias) != 0)
+            if (load_copy(a, file_fd, r, ri, &bias) != 0)
                 return -1;
-            if (a->per_rank && redirect_getopt_vars(&a->image, ri, bias) != 0) {
-                fprintf(stderr, "myriad: cannot set up the copy of %s for "
-                        "rank %ld: %s\n", a->path, r, strerror(errno));
-                return -1;
-            }
+        } else {
+            ri->vars = p->ranks[a->first].vars;   /* the copy they share */
         }
         ri->main = (myr_program_main)(bias + a->main_vaddr);
         /* A copy shared by several ranks finishes at the process's exit,
@@ -354,6 +287,8 @@ static int load_app(myr_privatization *p, mpmd_app *a)
         ri->dso_handle = a->per_rank && a->dso_handle_vaddr
                              ? (void *)(bias + a->dso_handle_vaddr) : NULL;
     }
+    /* The copies map their code from the file: the descriptor may go. */
+    close(file_fd);
     return 0;
 }
 

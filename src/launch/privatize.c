@@ -3,7 +3,6 @@
 #include "launch/privatize.h"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -11,18 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "arch/stack.h"
 #include "base/env.h"
 #include "core/core.h"
+#include "launch/copy.h"
 #include "launch/exit.h"
 
-#define PAGE 4096u
-#define PAGE_DOWN(x) ((x) & ~(uint64_t)(PAGE - 1))
-#define PAGE_UP(x) PAGE_DOWN((x) + PAGE - 1)
 
 /* Mappings left for everything but the copies: libraries, heap arenas,
  * stack chunks, the guarded stacks' share (which shrinks to fit). */
@@ -334,246 +330,22 @@ long myr_privatize_mappings(const myr_privatization *p)
     return p->private_globals ? (long)(p->nranks - 1) * p->image.mappings_per_copy : 0;
 }
 
-/* Point the image's GOT slots for getopt's variables at its own ones. */
-static int redirect_libc_vars(myr_privatization *p, myr_rank_image *ri,
-                              unsigned long bias)
-{
-    void *own[MYR_LIBC_VAR_COUNT_] = {
-        [MYR_LIBC_OPTIND] = &ri->own.optind, [MYR_LIBC_OPTERR] = &ri->own.opterr,
-        [MYR_LIBC_OPTOPT] = &ri->own.optopt, [MYR_LIBC_OPTARG] = &ri->own.optarg,
-    };
-    ri->vars = (myr_getopt_vars){&ri->own.optind, &ri->own.opterr,
-                                 &ri->own.optopt, &ri->own.optarg};
-    const myr_image *img = &p->image;
-    for (int v = 0; v < MYR_LIBC_VAR_COUNT_; v++) {
-        for (int s = 0; s < img->ngot_slots[v]; s++) {
-            uint64_t vaddr = img->got_slots[v][s];
-            void **slot = (void **)(bias + vaddr);
-            bool relro = vaddr >= img->relro_start && vaddr < img->relro_end;
-            char *page = (char *)PAGE_DOWN((uintptr_t)slot);
-            size_t len = PAGE_UP((uintptr_t)(slot + 1)) - (uintptr_t)page;
-            if (relro && mprotect(page, len, PROT_READ | PROT_WRITE) != 0)
-                return -1;
-            *slot = own[v];
-            if (relro && mprotect(page, len, PROT_READ) != 0)
-                return -1;
-        }
-    }
-    return 0;
-}
-
-/* The copy's instances of the objects that COPY relocations put in the
- * program: getopt's variables start afresh and become the rank's, the
- * others start as rank 0's are now (see image.h). For rank 0 (bias ==
- * p->base) only getopt's are noted: its instances are the libraries' own.
- * Not instrumented: the copy's .bss holds ASan's redzones. */
-__attribute__((no_sanitize_address))
-static int fill_copied_objects(myr_privatization *p, myr_rank_image *ri,
-                               unsigned long bias)
-{
-    const myr_image *img = &p->image;
-    void *own[MYR_LIBC_VAR_COUNT_] = {
-        [MYR_LIBC_OPTIND] = &ri->vars.optind, [MYR_LIBC_OPTERR] = &ri->vars.opterr,
-        [MYR_LIBC_OPTOPT] = &ri->vars.optopt, [MYR_LIBC_OPTARG] = &ri->vars.optarg,
-    };
-    bool opened = false;
-    uintptr_t relro_lo = bias + PAGE_DOWN(img->relro_start);
-    uintptr_t relro_hi = bias + PAGE_UP(img->relro_end);
-    for (int i = 0; i < img->ncopied; i++) {
-        const myr_image_copied *c = &img->copied[i];
-        char *to = (char *)(bias + c->vaddr);
-        if (c->libc_var >= 0) {
-            /* ri->vars points at the rank's own variables (ri->own) */
-            const char *initial = *(char **)own[c->libc_var];
-            for (uint64_t b = 0; b < c->size && bias != p->base; b++)
-                to[b] = initial[b];
-            *(void **)own[c->libc_var] = to;
-            continue;
-        }
-        if (bias == p->base)
-            continue;
-        if (!opened && (uintptr_t)to + c->size > relro_lo && (uintptr_t)to < relro_hi) {
-            /* A copied vtable or type_info may sit in RELRO. */
-            if (mprotect((void *)relro_lo, relro_hi - relro_lo,
-                         PROT_READ | PROT_WRITE) != 0)
-                return -1;
-            opened = true;
-        }
-        const volatile char *from = (const char *)(p->base + c->vaddr);
-        for (uint64_t b = 0; b < c->size; b++)
-            to[b] = from[b];
-    }
-    if (opened && mprotect((void *)relro_lo, relro_hi - relro_lo, PROT_READ) != 0)
-        return -1;
-    return 0;
-}
-
-/* Write each page of [lo, hi) with its own contents: a private mapping
- * then holds its own copy of the page, no longer the file's. RELRO pages
- * are read-only by now and opened for the moment. Not instrumented: the
- * pages hold ASan's redzones between globals. */
-__attribute__((no_sanitize_address))
-static int own_pages(myr_privatization *p, uintptr_t lo, uintptr_t hi,
-                     unsigned long bias)
-{
-    uintptr_t relro_lo = bias + PAGE_DOWN(p->image.relro_start);
-    uintptr_t relro_hi = bias + PAGE_DOWN(p->image.relro_end);
-    bool opened = false;
-    if (p->image.relro_end > p->image.relro_start && relro_lo < hi && relro_hi > lo) {
-        if (mprotect((void *)relro_lo, relro_hi - relro_lo, PROT_READ | PROT_WRITE) != 0)
-            return -1;
-        opened = true;
-    }
-    for (uintptr_t page = lo; page < hi; page += PAGE) {
-        volatile char *c = (volatile char *)page;
-        *c = *c;
-    }
-    if (opened && mprotect((void *)relro_lo, relro_hi - relro_lo, PROT_READ) != 0)
-        return -1;
-    return 0;
-}
-
-/* The copy's code and read-only data become mappings of the executable
- * (the pages the program itself runs from), its writable data its own
- * pages, and the memfd gives its pages back. */
-static int slim_copy(myr_privatization *p, int fd, unsigned long bias)
-{
-    const myr_image *img = &p->image;
-    for (int i = 0; i < img->nloads; i++) {
-        const myr_image_load *l = &img->loads[i];
-        if (l->writable)
-            continue;
-        uint64_t start = PAGE_DOWN(l->vaddr), end = PAGE_UP(l->vaddr + l->filesz);
-        bool overlaps = false;
-        for (int k = 0; k < img->nloads; k++) {
-            const myr_image_load *w = &img->loads[k];
-            if (w->writable && PAGE_DOWN(w->vaddr) < end &&
-                PAGE_UP(w->vaddr + w->memsz) > start)
-                overlaps = true;
-        }
-        if (overlaps || PAGE_DOWN(l->offset) != l->offset - (l->vaddr - start))
-            continue;
-        int prot = PROT_READ | (l->executable ? PROT_EXEC : 0);
-        if (mmap((void *)(bias + start), end - start, prot, MAP_PRIVATE | MAP_FIXED,
-                 p->exe_fd, (off_t)PAGE_DOWN(l->offset)) == MAP_FAILED)
-            return -1;
-    }
-    /* Give the copy's writable segments their own pages now (most are
-     * written by relocation anyway), so that nothing maps the memfd any
-     * more and its pages can go: a copy then costs its data once, not
-     * twice. */
-    for (int i = 0; i < img->nloads; i++) {
-        const myr_image_load *w = &img->loads[i];
-        if (w->writable && own_pages(p, bias + PAGE_DOWN(w->vaddr),
-                                     bias + PAGE_UP(w->vaddr + w->filesz), bias) != 0)
-            return -1;
-    }
-    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
-              (off_t)PAGE_UP(img->file_size));
-    return 0;
-}
-
-/* A copy's instances of objects that COPY relocations brought in must be
- * filled (fill_copied_objects) before its initializers use them; glibc
- * fills them from the library's own definition, which for a C++ stream is
- * storage that was never constructed (libstdc++ constructed the
- * program's). */
-static bool defers_initializers(const myr_image *img)
-{
-    return img->ncopied > 0;
-}
-
-/* Fill the memfd with the program, marked as loadable by dlopen: glibc
- * refuses objects flagged as PIE executables. */
-static int write_copy(myr_privatization *p, int fd)
-{
-    const myr_image *img = &p->image;
-    const char *data = img->map;
-    size_t done = 0;
-    while (done < img->file_size) {
-        ssize_t n = write(fd, data + done, img->file_size - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        done += (size_t)n;
-    }
-    if (img->flags1_offset) {
-        uint64_t flags = img->flags1_value & ~(uint64_t)DF_1_PIE;
-        if (pwrite(fd, &flags, sizeof flags, (off_t)img->flags1_offset) != sizeof flags)
-            return -1;
-    }
-    if (defers_initializers(img)) {
-        /* dlopen runs no initializer of the copy: DT_INIT becomes a tag
-         * glibc ignores and DT_INIT_ARRAY is emptied (run_initializers). */
-        int64_t ignored = DT_LOOS;
-        uint64_t none = 0;
-        if ((img->init_tag_offset &&
-             pwrite(fd, &ignored, sizeof ignored, (off_t)img->init_tag_offset) !=
-                 sizeof ignored) ||
-            (img->init_arraysz_offset &&
-             pwrite(fd, &none, sizeof none, (off_t)img->init_arraysz_offset) !=
-                 sizeof none))
-            return -1;
-    }
-    return 0;
-}
-
-/* Run the copy's initializers (C constructors, C++ dynamic initialization)
- * as glibc would have in dlopen, once its instances of copied objects are
- * filled: a constructor may print with std::cout. */
-static void run_initializers(const myr_privatization *p, unsigned long bias)
-{
-    typedef void (*initializer)(int, char **, char **);
-    const myr_image *img = &p->image;
-    if (img->init_tag_offset && img->init_vaddr)
-        ((initializer)(bias + img->init_vaddr))(p->argc, p->argv, environ);
-    const uintptr_t *array = (const uintptr_t *)(bias + img->init_array_vaddr);
-    size_t n = img->init_array_vaddr ? img->init_array_bytes / sizeof *array : 0;
-    for (size_t i = 0; i < n; i++)
-        if (array[i] != 0 && array[i] != (uintptr_t)-1)
-            ((initializer)array[i])(p->argc, p->argv, environ);
-}
-
 static int load_copy(myr_privatization *p, int rank)
 {
     myr_rank_image *ri = &p->ranks[rank];
-    char name[32], path[64];
-    snprintf(name, sizeof name, "myriad-rank-%d", rank);
-    int fd = memfd_create(name, MFD_CLOEXEC);
-    if (fd < 0 || write_copy(p, fd) != 0) {
-        fprintf(stderr, "myriad: cannot copy the program for rank %d: %s\n",
-                rank, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    char what[48];
+    snprintf(what, sizeof what, "the program for rank %d", rank);
+    myr_copy copy;
+    if (myr_copy_load(&p->image, p->exe_fd, what, ri, true, p->argc, p->argv,
+                      &copy) != 0)
         return -1;
-    }
-    /* Each copy keeps its fd: glibc hands back an already loaded object
-     * when the name, or the file, is the same. */
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    void *handle = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
-    struct link_map *lm = NULL;
-    if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm) {
-        fprintf(stderr, "myriad: cannot load a copy of the program for rank "
-                "%d: %s\n", rank, dlerror());
-        close(fd);
-        return -1;
-    }
-    unsigned long bias = lm->l_addr;
-    if (slim_copy(p, fd, bias) != 0 || redirect_libc_vars(p, ri, bias) != 0 ||
-        fill_copied_objects(p, ri, bias) != 0) {
-        fprintf(stderr, "myriad: cannot set up the copy of the program for "
-                "rank %d: %s\n", rank, strerror(errno));
-        return -1;
-    }
-    if (defers_initializers(&p->image))
-        run_initializers(p, bias);
     /* Debuggers and dladdr() name the object by l_name: the executable's
      * path finds its symbols, "/proc/self/fd/N" would not outside us. */
     char *exe_name = strdup(p->exe_name);
     if (exe_name)
-        lm->l_name = exe_name;
-    ri->fd = fd;
+        copy.map->l_name = exe_name;
+    unsigned long bias = copy.map->l_addr;
+    ri->fd = copy.fd;
     ri->main = (myr_program_main)((unsigned long)ri->main - p->base + bias);
     if (ri->dso_handle)
         ri->dso_handle = (char *)ri->dso_handle - p->base + bias;
@@ -585,8 +357,7 @@ int myr_privatize_load(myr_privatization *p, int rank)
     if (!p->private_globals)
         return 0;
     if (rank == 0)  /* the program itself, with getopt's variables its own */
-        return redirect_libc_vars(p, &p->ranks[0], p->base) == 0 &&
-               fill_copied_objects(p, &p->ranks[0], p->base) == 0 ? 0 : -1;
+        return myr_copy_adopt_program(&p->image, &p->ranks[0], p->base);
     return load_copy(p, rank);
 }
 

@@ -3,14 +3,11 @@
  *
  * Ranks are ULTs of one process, so a program's global and static
  * variables would be shared by all of them. In the private mode every rank
- * but rank 0 runs the program's main from its own copy of the program,
- * loaded with dlopen from a memfd holding the executable (glibc relocates
- * it, runs its constructors and tells debuggers), so each rank has its own
- * data, bss and GOT; rank 0 runs the program itself. The copies' code and
- * read-only data are then mapped from the executable file again, shared
- * with the program and with each other, its writable pages made its own
- * and the memfd emptied, so a copy costs about its writable data. Copies
- * stay loaded until the process ends.
+ * but rank 0 runs the program's main from its own copy of the program
+ * (copy.h: loaded with dlopen, so glibc relocates it and tells debuggers),
+ * with its own data, bss and GOT; rank 0 runs the program itself. A copy
+ * costs about its writable data. Copies stay loaded until the process
+ * ends.
  *
  * The mode is MYR_PRIVATIZE=auto|always|never (mpiexec -privatize); auto
  * privatizes when the program defines writable globals of its own.
