@@ -140,7 +140,14 @@ static int slim_copy(const myr_image *img, int file_fd, int fd, unsigned long bi
         }
         if (overlaps || PAGE_DOWN(l->offset) != l->offset - (l->vaddr - start))
             continue;
-        int prot = PROT_READ | (l->executable ? PROT_EXEC : 0);
+        /* Readable and executable, all of them: the kernel then merges
+         * the headers, code and constants of a program linked with
+         * separate code segments (binutils' default since 2.31, and what
+         * CMake's FindMPI links, dropping mpicc's -z noseparate-code) into
+         * one mapping, so a copy costs 3 mappings instead of 5
+         * (vm.max_map_count bounds the copies). The price: constants are
+         * executable in copies, as they were everywhere before 2.31. */
+        int prot = PROT_READ | PROT_EXEC;
         if (mmap((void *)(bias + start), end - start, prot, MAP_PRIVATE | MAP_FIXED,
                  file_fd, (off_t)PAGE_DOWN(l->offset)) == MAP_FAILED)
             return -1;

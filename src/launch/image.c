@@ -111,6 +111,19 @@ static bool is_program_data(const myr_image *img, const ElfW(Shdr) *sh,
     return !in_relro(img, sh->sh_addr);
 }
 
+/* Does read-only segment `l` share a page with a writable one (then a
+ * copy keeps it where dlopen put it, copy.c)? */
+static bool overlaps_writable(const myr_image *img, const myr_image_load *l)
+{
+    uint64_t start = PAGE_DOWN(l->vaddr), end = PAGE_UP(l->vaddr + l->filesz);
+    for (int k = 0; k < img->nloads; k++) {
+        const myr_image_load *w = &img->loads[k];
+        if (w->writable && PAGE_DOWN(w->vaddr) < end && PAGE_UP(w->vaddr + w->memsz) > start)
+            return true;
+    }
+    return false;
+}
+
 static void scan_program_headers(myr_image *img, const ElfW(Ehdr) *eh)
 {
     const ElfW(Phdr) *ph = at(img, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof *ph);
@@ -176,10 +189,19 @@ static void scan_program_headers(myr_image *img, const ElfW(Ehdr) *eh)
         set_unloadable(img, "it is statically linked", NULL);
 
     /* One VMA per segment; a writable one splits where RELRO ends, and its
-     * zero-filled tail beyond the file's last page is anonymous memory. */
+     * zero-filled tail beyond the file's last page is anonymous memory.
+     * Read-only segments that follow each other in the file and in memory
+     * make one VMA in a copy (copy.c maps them all readable and
+     * executable, so the kernel merges them). */
     int maps = 0;
     for (int i = 0; i < img->nloads; i++) {
         const myr_image_load *l = &img->loads[i];
+        const myr_image_load *prev = i > 0 ? &img->loads[i - 1] : NULL;
+        if (prev && !prev->writable && !l->writable &&
+            PAGE_UP(prev->vaddr + prev->filesz) == PAGE_DOWN(l->vaddr) &&
+            prev->vaddr - prev->offset == l->vaddr - l->offset &&
+            !overlaps_writable(img, prev) && !overlaps_writable(img, l))
+            continue;
         maps++;
         if (l->writable && img->relro_end > l->vaddr &&
             PAGE_DOWN(img->relro_end) < PAGE_UP(l->vaddr + l->memsz))

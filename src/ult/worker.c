@@ -51,9 +51,11 @@ _Noreturn void myr_fatal(const char *what, const char *detail)
     myr_diag_str(&b, "\n");
     myr_diag_flush(&b);
     /* The message is the report: no crash report (overflow.c) on top, which
-     * would need memory and mappings the runtime may have run out of. */
-    signal(SIGABRT, SIG_DFL);
-    abort();
+     * would need memory and mappings the runtime may have run out of. What
+     * the ranks wrote still goes out (no allocation on that path), and the
+     * status is SIGABRT's, as abort() gave before. */
+    myr_job_end_begin(128 + SIGABRT, "of a fatal error in the runtime");
+    myr_job_end(true);
 }
 
 static void fiber_bounds_of_thread(myr_fiber *f)

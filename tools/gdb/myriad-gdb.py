@@ -7,6 +7,10 @@
 #                         rank is suspended (not on any kernel thread)
 #   myriad ult ADDRESS    the same for any ULT (a myr_ult_t *)
 #
+# It also stops the program where the runtime is about to end the job (a
+# deadlock, the time limit, a crash report, MPI_Abort), so every rank can
+# be looked at before it goes.
+#
 # Load it with `source myriad-gdb.py`, or start the job under gdb with it
 # loaded: `mpiexec -gdb -n 4 ./prog`. It reads the runtime's own structures
 # (myr_the_job, the ULT descriptors), so libmyriad must have its debug
@@ -164,7 +168,41 @@ class MyriadUlt(gdb.Command):
         show_backtrace(ult)
 
 
+class JobEnds(gdb.Breakpoint):
+    """Stops where the runtime is about to end the job (a deadlock, the
+    time limit, a crash report, MPI_Abort): every rank is still there to
+    look at with `myriad ranks` and `myriad bt RANK`; `continue` ends it."""
+
+    def __init__(self, address):
+        # At the entry address: gdb would also place it in inlined copies.
+        super().__init__("*0x%x" % address, internal=True)
+
+    def stop(self):
+        try:
+            status = int(gdb.parse_and_eval("status"))
+            reason = gdb.parse_and_eval("reason").string()
+        except gdb.error:
+            status, reason = -1, "(no debug information)"
+        gdb.write("myriad: the job is about to end because %s (exit status %d): "
+                  "`myriad ranks` and `myriad bt RANK` show what each rank is doing, "
+                  "`continue` ends it\n" % (reason, status))
+        return True
+
+
 Myriad()
 MyriadRanks()
 MyriadBt()
 MyriadUlt()
+_job_ends = []
+
+
+def _place_job_ends(event=None):
+    """Set the breakpoint once libmyriad (or a static program) is loaded."""
+    symbol = gdb.lookup_global_symbol("myr_job_end_begin")
+    if _job_ends or symbol is None:
+        return
+    _job_ends.append(JobEnds(int(symbol.value().address)))
+
+
+gdb.events.new_objfile.connect(_place_job_ends)
+_place_job_ends()
