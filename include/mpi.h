@@ -40,6 +40,16 @@ typedef struct myr_mpi_group *MPI_Group;
 typedef struct myr_mpi_info *MPI_Info;
 typedef struct myr_mpi_session *MPI_Session;   /* MPI 4.0 sessions */
 typedef struct myr_mpi_message *MPI_Message;
+/* Windows and files: declared so that programs naming them compile; the
+ * calls fail with MPI_ERR_UNSUPPORTED_OPERATION until they are
+ * implemented (docs/mpi-coverage.md), so no such object exists yet. */
+typedef struct myr_mpi_win *MPI_Win;
+typedef struct myr_mpi_file *MPI_File;
+/* The tools information interface (MPI 3.1, 14.3). */
+typedef struct myr_mpi_t_enum *MPI_T_enum;
+typedef struct myr_mpi_t_cvar_handle *MPI_T_cvar_handle;
+typedef struct myr_mpi_t_pvar_handle *MPI_T_pvar_handle;
+typedef struct myr_mpi_t_pvar_session *MPI_T_pvar_session;
 
 typedef struct MPI_Status {
     int MPI_SOURCE;
@@ -48,6 +58,15 @@ typedef struct MPI_Status {
     int myr_cancelled;
     MPI_Count myr_bytes;  /* bytes received (count * type size) */
 } MPI_Status;
+
+/* The status of Fortran's mpi_f08 module, as C sees it (MPI 3.1, 17.2.5):
+ * the public fields, then MPI_Status's other two as Fortran integers. */
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint myr_internal[3];
+} MPI_F08_status;
 
 /* The objects behind predefined handles are libmyriad's and must be
  * reached through the GOT. gcc on x86 otherwise reaches a library's data
@@ -87,6 +106,8 @@ typedef struct MPI_Status {
 #define MPI_MAX_PSET_NAME_LEN 256
 #define MPI_MAX_STRINGTAG_LEN 256
 #define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_WIN_NULL ((MPI_Win)0)
+#define MPI_FILE_NULL ((MPI_File)0)
 extern MYR_HANDLE_OBJECT struct myr_mpi_message myr_mpi_message_no_proc;
 #define MPI_MESSAGE_NO_PROC MYR_PREDEFINED(MPI_Message, myr_mpi_message_no_proc)
 
@@ -215,7 +236,24 @@ extern MYR_HANDLE_OBJECT struct myr_mpi_info myr_mpi_info_env;
 #define MPI_ERR_DUP_DATAREP 55
 #define MPI_ERR_CONVERSION 56
 #define MPI_ERR_IO 57
-#define MPI_ERR_LASTCODE 57
+/* The tools interface's return codes are error classes too. */
+#define MPI_T_ERR_MEMORY 58
+#define MPI_T_ERR_NOT_INITIALIZED 59
+#define MPI_T_ERR_CANNOT_INIT 60
+#define MPI_T_ERR_INVALID_INDEX 61
+#define MPI_T_ERR_INVALID_ITEM 62
+#define MPI_T_ERR_INVALID_HANDLE 63
+#define MPI_T_ERR_OUT_OF_HANDLES 64
+#define MPI_T_ERR_OUT_OF_SESSIONS 65
+#define MPI_T_ERR_INVALID_SESSION 66
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 67
+#define MPI_T_ERR_CVAR_SET_NEVER 68
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 69
+#define MPI_T_ERR_PVAR_NO_WRITE 70
+#define MPI_T_ERR_PVAR_NO_ATOMIC 71
+#define MPI_T_ERR_INVALID_NAME 72
+#define MPI_T_ERR_INVALID 73
+#define MPI_ERR_LASTCODE 73
 
 /* Predefined datatypes. */
 extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_char;
@@ -306,6 +344,61 @@ extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_long_double_int;
 #define MPI_SHORT_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_short_int)
 #define MPI_LONG_DOUBLE_INT MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_long_double_int)
 #define MPI_LONG_LONG MPI_LONG_LONG_INT
+
+/* Fortran's named types (MPI 3.1, 3.2.2 and 17.2.5), C constants whatever
+ * the language: each has the layout of the C type beside it, the one a
+ * C program passes (MPI_COMPLEX for float _Complex or std::complex<float>).
+ * MPI_2REAL and MPI_2DOUBLE_PRECISION are pairs of two reals for MINLOC
+ * and MAXLOC, MPI_2INTEGER a pair of ints. MPI_INTEGER16, MPI_REAL2,
+ * MPI_COMPLEX4 (and MPI_REAL16, MPI_COMPLEX32 where long double is not
+ * IEEE binary128) have no C type: they move data, no predefined op takes
+ * them. */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_character;   /* char */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_logical;     /* int */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_integer;     /* int */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_real;        /* float */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_double_precision; /* double */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_complex;     /* float _Complex */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_double_complex; /* double _Complex */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_2integer;    /* int[2] */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_2real;       /* float[2] */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_2double_precision; /* double[2] */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_integer1;    /* int8_t */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_integer2;    /* int16_t */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_integer4;    /* int32_t */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_integer8;    /* int64_t */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_integer16;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_real2;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_real4;       /* float */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_real8;       /* double */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_real16;      /* aarch64: long double */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_complex4;
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_complex8;    /* float _Complex */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_complex16;   /* double _Complex */
+extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_complex32;   /* aarch64: long double _Complex */
+#define MPI_CHARACTER MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_character)
+#define MPI_LOGICAL MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_logical)
+#define MPI_INTEGER MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_integer)
+#define MPI_REAL MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_real)
+#define MPI_DOUBLE_PRECISION MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_double_precision)
+#define MPI_COMPLEX MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_complex)
+#define MPI_DOUBLE_COMPLEX MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_double_complex)
+#define MPI_2INTEGER MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_2integer)
+#define MPI_2REAL MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_2real)
+#define MPI_2DOUBLE_PRECISION MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_2double_precision)
+#define MPI_INTEGER1 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_integer1)
+#define MPI_INTEGER2 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_integer2)
+#define MPI_INTEGER4 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_integer4)
+#define MPI_INTEGER8 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_integer8)
+#define MPI_INTEGER16 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_integer16)
+#define MPI_REAL2 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_real2)
+#define MPI_REAL4 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_real4)
+#define MPI_REAL8 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_real8)
+#define MPI_REAL16 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_real16)
+#define MPI_COMPLEX4 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_complex4)
+#define MPI_COMPLEX8 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_complex8)
+#define MPI_COMPLEX16 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_complex16)
+#define MPI_COMPLEX32 MYR_PREDEFINED(MPI_Datatype, myr_mpi_type_complex32)
 /* Bound markers of MPI-1's MPI_Type_struct (removed in MPI 3.0, kept for
  * the programs that still use them). */
 extern MYR_HANDLE_OBJECT struct myr_mpi_datatype myr_mpi_type_lb, myr_mpi_type_ub;
@@ -329,6 +422,89 @@ enum {
 #define MPI_DISTRIBUTE_NONE 123
 #define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+/* MPI_Type_match_size */
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+
+/* One-sided communication (MPI 3.1, chapter 11). */
+#define MPI_LOCK_EXCLUSIVE 1
+#define MPI_LOCK_SHARED 2
+/* Assertions: bits, distinct from the file modes below. */
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+/* Window attribute keys: their own range, apart from the communicator
+ * keys above (windows have attributes of their own). */
+#define MPI_WIN_BASE 101
+#define MPI_WIN_SIZE 102
+#define MPI_WIN_DISP_UNIT 103
+#define MPI_WIN_CREATE_FLAVOR 104
+#define MPI_WIN_MODEL 105
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+
+/* Files (MPI 3.1, chapter 13): access modes are bits. */
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT ((MPI_Offset)-54278278)
+#define MPI_MAX_DATAREP_STRING 128
+
+/* Process creation and management (MPI 3.1, chapter 10). */
+#define MPI_MAX_PORT_NAME 1024
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+
+/* Statuses of Fortran's calls, seen from C (MPI 3.1, 17.2.5): a status of
+ * mpif.h and the mpi module is MPI_STATUS_SIZE integers. */
+#define MPI_F_STATUS_IGNORE ((MPI_Fint *)0)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)0)
+#define MPI_F08_STATUS_IGNORE ((MPI_F08_status *)0)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)0)
+
+/* The tools information interface (MPI 3.1, 14.3). */
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)-1)
+enum {
+    MPI_T_VERBOSITY_USER_BASIC = 1, MPI_T_VERBOSITY_USER_DETAIL, MPI_T_VERBOSITY_USER_ALL,
+    MPI_T_VERBOSITY_TUNER_BASIC, MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_VERBOSITY_TUNER_ALL,
+    MPI_T_VERBOSITY_MPIDEV_BASIC, MPI_T_VERBOSITY_MPIDEV_DETAIL, MPI_T_VERBOSITY_MPIDEV_ALL
+};
+enum {
+    MPI_T_BIND_NO_OBJECT = 1, MPI_T_BIND_MPI_COMM, MPI_T_BIND_MPI_DATATYPE,
+    MPI_T_BIND_MPI_ERRHANDLER, MPI_T_BIND_MPI_FILE, MPI_T_BIND_MPI_GROUP, MPI_T_BIND_MPI_OP,
+    MPI_T_BIND_MPI_REQUEST, MPI_T_BIND_MPI_WIN, MPI_T_BIND_MPI_MESSAGE, MPI_T_BIND_MPI_INFO
+};
+enum {
+    MPI_T_SCOPE_CONSTANT = 1, MPI_T_SCOPE_READONLY, MPI_T_SCOPE_LOCAL, MPI_T_SCOPE_GROUP,
+    MPI_T_SCOPE_GROUP_EQ, MPI_T_SCOPE_ALL, MPI_T_SCOPE_ALL_EQ
+};
+enum {
+    MPI_T_PVAR_CLASS_STATE = 1, MPI_T_PVAR_CLASS_LEVEL, MPI_T_PVAR_CLASS_SIZE,
+    MPI_T_PVAR_CLASS_PERCENTAGE, MPI_T_PVAR_CLASS_HIGHWATERMARK,
+    MPI_T_PVAR_CLASS_LOWWATERMARK, MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_AGGREGATE,
+    MPI_T_PVAR_CLASS_TIMER, MPI_T_PVAR_CLASS_GENERIC
+};
 
 /* Prototypes: every function exists as MPI_name and PMPI_name. */
 #define MYR_MPI_FN(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
@@ -351,6 +527,22 @@ typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
                                         void *attribute_val_out, int *flag);
 typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
                                           void *attribute_val, void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out,
+                                       int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
+typedef void MPI_Win_errhandler_function(MPI_Win *, int *, ...);
+typedef void MPI_File_errhandler_function(MPI_File *, int *, ...);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *extent,
+                                        void *extra_state);
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
+                                            void *filebuf, MPI_Offset position,
+                                            void *extra_state);
+/* MPI-2.0 names of the handler types (deprecated since MPI 2.2). */
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 /* MPI-1 names (removed in MPI 3.0), kept for the programs that use them. */
 typedef MPI_Comm_copy_attr_function MPI_Copy_function;
 typedef MPI_Comm_delete_attr_function MPI_Delete_function;
@@ -372,6 +564,14 @@ int myr_mpi_type_null_delete_fn(MPI_Datatype, int, void *, void *);
 #define MPI_NULL_COPY_FN myr_mpi_comm_null_copy_fn
 #define MPI_DUP_FN myr_mpi_comm_dup_fn
 #define MPI_NULL_DELETE_FN myr_mpi_comm_null_delete_fn
+int myr_mpi_win_null_copy_fn(MPI_Win, int, void *, void *, void *, int *);
+int myr_mpi_win_dup_fn(MPI_Win, int, void *, void *, void *, int *);
+int myr_mpi_win_null_delete_fn(MPI_Win, int, void *, void *);
+int myr_mpi_conversion_fn_null(void *, MPI_Datatype, int, void *, MPI_Offset, void *);
+#define MPI_WIN_NULL_COPY_FN myr_mpi_win_null_copy_fn
+#define MPI_WIN_DUP_FN myr_mpi_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN myr_mpi_win_null_delete_fn
+#define MPI_CONVERSION_FN_NULL myr_mpi_conversion_fn_null
 
 /* Environment. */
 MYR_MPI_FN(int, Init, (int *argc, char ***argv))
@@ -693,6 +893,194 @@ MYR_MPI_FN(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op)
 MYR_MPI_FN(int, Op_free, (MPI_Op *op))
 MYR_MPI_FN(int, Op_commutative, (MPI_Op op, int *commute))
 MYR_MPI_FN(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
+
+/* ---- Declared for every program; not implemented yet ----------------------
+ * The calls below link, and fail with MPI_ERR_UNSUPPORTED_OPERATION through
+ * the error handler that MPI names for them (src/mpi/unsupported.c): the
+ * communicator's when there is one, else MPI_COMM_WORLD's; files' calls
+ * through the files' default handler (MPI_ERRORS_RETURN unless the program
+ * sets another on MPI_FILE_NULL). Those marked "works" do what MPI says.
+ * docs/mpi-coverage.md lists which is which. */
+
+/* Process creation and management. */
+MYR_MPI_FN(int, Comm_spawn, (const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]))
+MYR_MPI_FN(int, Comm_spawn_multiple, (int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]))
+MYR_MPI_FN(int, Comm_get_parent, (MPI_Comm *parent))   /* works: MPI_COMM_NULL */
+MYR_MPI_FN(int, Open_port, (MPI_Info info, char *port_name))
+MYR_MPI_FN(int, Close_port, (const char *port_name))
+MYR_MPI_FN(int, Comm_accept, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+MYR_MPI_FN(int, Comm_connect, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+MYR_MPI_FN(int, Comm_disconnect, (MPI_Comm *comm))
+MYR_MPI_FN(int, Comm_join, (int fd, MPI_Comm *intercomm))
+MYR_MPI_FN(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name))
+MYR_MPI_FN(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name))
+MYR_MPI_FN(int, Lookup_name, (const char *service_name, MPI_Info info, char *port_name))
+
+/* One-sided communication. */
+MYR_MPI_FN(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win))
+MYR_MPI_FN(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+MYR_MPI_FN(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+MYR_MPI_FN(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win))
+MYR_MPI_FN(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr))
+MYR_MPI_FN(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
+MYR_MPI_FN(int, Win_detach, (MPI_Win win, const void *base))
+MYR_MPI_FN(int, Win_free, (MPI_Win *win))
+MYR_MPI_FN(int, Win_get_group, (MPI_Win win, MPI_Group *group))
+MYR_MPI_FN(int, Win_set_info, (MPI_Win win, MPI_Info info))
+MYR_MPI_FN(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
+MYR_MPI_FN(int, Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+MYR_MPI_FN(int, Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+MYR_MPI_FN(int, Accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+MYR_MPI_FN(int, Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+MYR_MPI_FN(int, Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win))
+MYR_MPI_FN(int, Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win))
+MYR_MPI_FN(int, Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+MYR_MPI_FN(int, Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+MYR_MPI_FN(int, Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+MYR_MPI_FN(int, Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+MYR_MPI_FN(int, Win_fence, (int assert, MPI_Win win))
+MYR_MPI_FN(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+MYR_MPI_FN(int, Win_complete, (MPI_Win win))
+MYR_MPI_FN(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+MYR_MPI_FN(int, Win_wait, (MPI_Win win))
+MYR_MPI_FN(int, Win_test, (MPI_Win win, int *flag))
+MYR_MPI_FN(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+MYR_MPI_FN(int, Win_lock_all, (int assert, MPI_Win win))
+MYR_MPI_FN(int, Win_unlock, (int rank, MPI_Win win))
+MYR_MPI_FN(int, Win_unlock_all, (MPI_Win win))
+MYR_MPI_FN(int, Win_flush, (int rank, MPI_Win win))
+MYR_MPI_FN(int, Win_flush_all, (MPI_Win win))
+MYR_MPI_FN(int, Win_flush_local, (int rank, MPI_Win win))
+MYR_MPI_FN(int, Win_flush_local_all, (MPI_Win win))
+MYR_MPI_FN(int, Win_sync, (MPI_Win win))
+MYR_MPI_FN(int, Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state))
+MYR_MPI_FN(int, Win_free_keyval, (int *win_keyval))
+MYR_MPI_FN(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val))
+MYR_MPI_FN(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag))
+MYR_MPI_FN(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+MYR_MPI_FN(int, Win_set_name, (MPI_Win win, const char *win_name))
+MYR_MPI_FN(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen))
+MYR_MPI_FN(int, Win_create_errhandler, (MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler))
+MYR_MPI_FN(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+MYR_MPI_FN(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
+MYR_MPI_FN(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+MYR_MPI_FN(MPI_Fint, Win_c2f, (MPI_Win win))        /* works */
+MYR_MPI_FN(MPI_Win, Win_f2c, (MPI_Fint win))        /* works */
+
+/* I/O. */
+MYR_MPI_FN(int, File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))
+MYR_MPI_FN(int, File_close, (MPI_File *fh))
+MYR_MPI_FN(int, File_delete, (const char *filename, MPI_Info info))
+MYR_MPI_FN(int, File_set_size, (MPI_File fh, MPI_Offset size))
+MYR_MPI_FN(int, File_preallocate, (MPI_File fh, MPI_Offset size))
+MYR_MPI_FN(int, File_get_size, (MPI_File fh, MPI_Offset *size))
+MYR_MPI_FN(int, File_get_group, (MPI_File fh, MPI_Group *group))
+MYR_MPI_FN(int, File_get_amode, (MPI_File fh, int *amode))
+MYR_MPI_FN(int, File_set_info, (MPI_File fh, MPI_Info info))
+MYR_MPI_FN(int, File_get_info, (MPI_File fh, MPI_Info *info_used))
+MYR_MPI_FN(int, File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info))
+MYR_MPI_FN(int, File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep))
+MYR_MPI_FN(int, File_read_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_read_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_write_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_iread_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+MYR_MPI_FN(int, File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+MYR_MPI_FN(int, File_iread_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+MYR_MPI_FN(int, File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+MYR_MPI_FN(int, File_read, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_read_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_write, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_iread, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+MYR_MPI_FN(int, File_iwrite, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+MYR_MPI_FN(int, File_iread_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+MYR_MPI_FN(int, File_iwrite_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+MYR_MPI_FN(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+MYR_MPI_FN(int, File_get_position, (MPI_File fh, MPI_Offset *offset))
+MYR_MPI_FN(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))
+MYR_MPI_FN(int, File_read_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_write_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_iread_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+MYR_MPI_FN(int, File_iwrite_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+MYR_MPI_FN(int, File_read_ordered, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_write_ordered, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+MYR_MPI_FN(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+MYR_MPI_FN(int, File_get_position_shared, (MPI_File fh, MPI_Offset *offset))
+MYR_MPI_FN(int, File_read_at_all_begin, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype))
+MYR_MPI_FN(int, File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+MYR_MPI_FN(int, File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype))
+MYR_MPI_FN(int, File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+MYR_MPI_FN(int, File_read_all_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+MYR_MPI_FN(int, File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+MYR_MPI_FN(int, File_write_all_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+MYR_MPI_FN(int, File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+MYR_MPI_FN(int, File_read_ordered_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+MYR_MPI_FN(int, File_read_ordered_end, (MPI_File fh, void *buf, MPI_Status *status))
+MYR_MPI_FN(int, File_write_ordered_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+MYR_MPI_FN(int, File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status))
+MYR_MPI_FN(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent))
+MYR_MPI_FN(int, Register_datarep, (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state))
+MYR_MPI_FN(int, File_set_atomicity, (MPI_File fh, int flag))
+MYR_MPI_FN(int, File_get_atomicity, (MPI_File fh, int *flag))
+MYR_MPI_FN(int, File_sync, (MPI_File fh))
+MYR_MPI_FN(int, File_create_errhandler, (MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler))
+/* works on MPI_FILE_NULL (the files' default) with the predefined handlers */
+MYR_MPI_FN(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+MYR_MPI_FN(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
+MYR_MPI_FN(int, File_call_errhandler, (MPI_File fh, int errorcode))
+MYR_MPI_FN(MPI_Fint, File_c2f, (MPI_File file))     /* works */
+MYR_MPI_FN(MPI_File, File_f2c, (MPI_Fint file))     /* works */
+
+/* Language interoperability (works, except the f90 constructors). */
+MYR_MPI_FN(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
+MYR_MPI_FN(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
+MYR_MPI_FN(int, Status_c2f08, (const MPI_Status *c_status, MPI_F08_status *f08_status))
+MYR_MPI_FN(int, Status_f082c, (const MPI_F08_status *f08_status, MPI_Status *c_status))
+MYR_MPI_FN(int, Status_f2f08, (MPI_Fint *f_status, MPI_F08_status *f08_status))
+MYR_MPI_FN(int, Status_f082f, (MPI_F08_status *f08_status, MPI_Fint *f_status))
+MYR_MPI_FN(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype))
+MYR_MPI_FN(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
+
+/* Profiling control (works: Myriad's own profiling has no levels). */
+MYR_MPI_FN(int, Pcontrol, (const int level, ...))
+
+/* The tools information interface (works: Myriad exposes no control or
+ * performance variables and no categories yet; MPI_T calls return their
+ * codes and never call an error handler, as MPI 3.1, 14.3.10 says). */
+MYR_MPI_FN(int, T_init_thread, (int required, int *provided))
+MYR_MPI_FN(int, T_finalize, (void))
+MYR_MPI_FN(int, T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len))
+MYR_MPI_FN(int, T_enum_get_item, (MPI_T_enum enumtype, int index, int *value, char *name, int *name_len))
+MYR_MPI_FN(int, T_cvar_get_num, (int *num_cvar))
+MYR_MPI_FN(int, T_cvar_get_info, (int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope))
+MYR_MPI_FN(int, T_cvar_get_index, (const char *name, int *cvar_index))
+MYR_MPI_FN(int, T_cvar_handle_alloc, (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count))
+MYR_MPI_FN(int, T_cvar_handle_free, (MPI_T_cvar_handle *handle))
+MYR_MPI_FN(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf))
+MYR_MPI_FN(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf))
+MYR_MPI_FN(int, T_pvar_get_num, (int *num_pvar))
+MYR_MPI_FN(int, T_pvar_get_info, (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic))
+MYR_MPI_FN(int, T_pvar_get_index, (const char *name, int var_class, int *pvar_index))
+MYR_MPI_FN(int, T_pvar_session_create, (MPI_T_pvar_session *session))
+MYR_MPI_FN(int, T_pvar_session_free, (MPI_T_pvar_session *session))
+MYR_MPI_FN(int, T_pvar_handle_alloc, (MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count))
+MYR_MPI_FN(int, T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle))
+MYR_MPI_FN(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+MYR_MPI_FN(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+MYR_MPI_FN(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+MYR_MPI_FN(int, T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf))
+MYR_MPI_FN(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+MYR_MPI_FN(int, T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+MYR_MPI_FN(int, T_category_get_num, (int *num_cat))
+MYR_MPI_FN(int, T_category_get_info, (int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories))
+MYR_MPI_FN(int, T_category_get_index, (const char *name, int *cat_index))
+MYR_MPI_FN(int, T_category_get_cvars, (int cat_index, int len, int indices[]))
+MYR_MPI_FN(int, T_category_get_pvars, (int cat_index, int len, int indices[]))
+MYR_MPI_FN(int, T_category_get_categories, (int cat_index, int len, int indices[]))
+MYR_MPI_FN(int, T_category_changed, (int *stamp))
 
 /* FG-MPI's extensions. */
 int MPIX_Yield(void);

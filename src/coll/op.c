@@ -255,6 +255,36 @@ typedef void (*pair_fn)(myr_op_kind kind, const char *vin, const char *iin,
         memcpy(iio, &j, sizeof j);                                           \
     }
 
+/* Fortran's pairs (MPI_2REAL, MPI_2DOUBLE_PRECISION): the index is of
+ * the value's type. */
+#define PAIR_SAME_KERNEL(name, T)                                            \
+    static void name(myr_op_kind kind, size_t n, const void *in_, void *io_) \
+    {                                                                        \
+        const T *in = in_;                                                   \
+        T *io = io_;                                                         \
+        for (size_t p = 0; p < n; p++)                                       \
+            PAIR_COMBINE(kind, in[2 * p], in[2 * p + 1], io[2 * p],          \
+                         io[2 * p + 1]);                                     \
+    }
+
+#define PAIR_SAME_ONE(name, T)                                               \
+    static void name(myr_op_kind kind, const char *vin, const char *iin,     \
+                     char *vio, char *iio)                                   \
+    {                                                                        \
+        T u, v, i, j;                                                        \
+        memcpy(&u, vin, sizeof u);                                           \
+        memcpy(&i, iin, sizeof i);                                           \
+        memcpy(&v, vio, sizeof v);                                           \
+        memcpy(&j, iio, sizeof j);                                           \
+        PAIR_COMBINE(kind, u, i, v, j);                                      \
+        memcpy(vio, &v, sizeof v);                                           \
+        memcpy(iio, &j, sizeof j);                                           \
+    }
+
+PAIR_SAME_KERNEL(k_2real, float)
+PAIR_SAME_KERNEL(k_2double, double)
+PAIR_SAME_ONE(p_2real, float)
+PAIR_SAME_ONE(p_2double, double)
 PAIR_KERNEL(k_float_int, float)
 PAIR_KERNEL(k_double_int, double)
 PAIR_KERNEL(k_long_int, long)
@@ -276,9 +306,9 @@ enum {
     MULTI_LANG = 1 << 1,   /* MPI_AINT, MPI_OFFSET, MPI_COUNT */
     FLOATING = 1 << 2,
     COMPLEX = 1 << 3,
-    LOGICAL = 1 << 4,      /* MPI_C_BOOL */
+    LOGICAL = 1 << 4,      /* MPI_C_BOOL, MPI_LOGICAL */
     BYTE = 1 << 5,
-    PAIR = 1 << 6,         /* MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT */
+    PAIR = 1 << 6,         /* MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT, MPI_2REAL... */
 };
 
 static const struct {
@@ -298,11 +328,11 @@ static const struct {
     /* MPI 3.1 lists C integers and logicals; MPI_AINT, MPI_OFFSET and
      * MPI_COUNT are integers too, and MPICH takes them: so do we. */
     [MYR_OP_LAND] = {C_INTEGER | MULTI_LANG | LOGICAL,
-                     "integer types, MPI_C_BOOL, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
+                     "integer types, MPI_C_BOOL, MPI_LOGICAL, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
     [MYR_OP_LOR] = {C_INTEGER | MULTI_LANG | LOGICAL,
-                    "integer types, MPI_C_BOOL, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
+                    "integer types, MPI_C_BOOL, MPI_LOGICAL, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
     [MYR_OP_LXOR] = {C_INTEGER | MULTI_LANG | LOGICAL,
-                     "integer types, MPI_C_BOOL, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
+                     "integer types, MPI_C_BOOL, MPI_LOGICAL, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
     [MYR_OP_BAND] = {C_INTEGER | MULTI_LANG | BYTE,
                      "integer types, MPI_BYTE, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
     [MYR_OP_BOR] = {C_INTEGER | MULTI_LANG | BYTE,
@@ -310,9 +340,11 @@ static const struct {
     [MYR_OP_BXOR] = {C_INTEGER | MULTI_LANG | BYTE,
                      "integer types, MPI_BYTE, MPI_AINT, MPI_OFFSET and MPI_COUNT"},
     [MYR_OP_MAXLOC] = {PAIR, "the pair types MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, "
-                             "MPI_2INT, MPI_SHORT_INT and MPI_LONG_DOUBLE_INT"},
+                             "MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2INTEGER, MPI_2REAL "
+                             "and MPI_2DOUBLE_PRECISION"},
     [MYR_OP_MINLOC] = {PAIR, "the pair types MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, "
-                             "MPI_2INT, MPI_SHORT_INT and MPI_LONG_DOUBLE_INT"},
+                             "MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2INTEGER, MPI_2REAL "
+                             "and MPI_2DOUBLE_PRECISION"},
     [MYR_OP_REPLACE] = {0, "no type in reductions (one-sided accumulate calls only)"},
     [MYR_OP_NO_OP] = {0, "no type in reductions (one-sided accumulate calls only)"},
     [MYR_OP_USER] = {0, "any committed type"},
@@ -327,13 +359,17 @@ typedef struct base_info {
     kernel_fn fn;
     pair_fn one;
     unsigned char size, align;
-    unsigned char value_size;
+    unsigned char value_size, index_size;
 } base_info;
 
 #define INFO(c, f, T) {.cls = c, .fn = f, .size = sizeof(T), .align = alignof(T)}
 #define PAIR_INFO(f, one_, T)                                                \
     {.cls = PAIR, .fn = f, .one = one_, .size = sizeof(struct { T v; int i; }), \
-     .align = alignof(struct { T v; int i; }), .value_size = sizeof(T)}
+     .align = alignof(struct { T v; int i; }), .value_size = sizeof(T),          \
+     .index_size = sizeof(int)}
+#define PAIR_SAME_INFO(f, one_, T)                                           \
+    {.cls = PAIR, .fn = f, .one = one_, .size = 2 * sizeof(T), .align = alignof(T), \
+     .value_size = sizeof(T), .index_size = sizeof(T)}
 
 static const base_info bases[MYR_BT_COUNT_] = {
     [MYR_BT_SIGNED_CHAR] = INFO(C_INTEGER, k_schar, signed char),
@@ -371,6 +407,9 @@ static const base_info bases[MYR_BT_COUNT_] = {
     [MYR_BT_2INT] = PAIR_INFO(k_2int, p_2int, int),
     [MYR_BT_SHORT_INT] = PAIR_INFO(k_short_int, p_short_int, short),
     [MYR_BT_LONG_DOUBLE_INT] = PAIR_INFO(k_ldouble_int, p_ldouble_int, long double),
+    [MYR_BT_LOGICAL] = INFO(LOGICAL, k_int, int),
+    [MYR_BT_2REAL] = PAIR_SAME_INFO(k_2real, p_2real, float),
+    [MYR_BT_2DOUBLE_PRECISION] = PAIR_SAME_INFO(k_2double, p_2double, double),
 };
 
 enum { BASE_NONE = -1, BASE_MIXED = -2 };
@@ -493,7 +532,7 @@ static void span_pairs(walk *w, uintptr_t off, size_t len)
                       (const char *)(w->in + index_at), (char *)(w->io + w->value_at),
                       (char *)(w->io + index_at));
             w->have_value = false;
-            pos += sizeof(int);
+            pos += w->b->index_size;
         }
     }
 }

@@ -126,6 +126,11 @@ typedef enum myr_base_type {
     MYR_BT_C_LONG_DOUBLE_COMPLEX, MYR_BT_BYTE, MYR_BT_PACKED,
     MYR_BT_FLOAT_INT, MYR_BT_DOUBLE_INT, MYR_BT_LONG_INT, MYR_BT_2INT,
     MYR_BT_SHORT_INT, MYR_BT_LONG_DOUBLE_INT, MYR_BT_LB, MYR_BT_UB,
+    /* Fortran kinds that C types do not already cover: LOGICAL (an int
+     * that only the logical ops take), the pairs whose index is a real,
+     * and the sizes with no C type here (data moves, no op applies). */
+    MYR_BT_LOGICAL, MYR_BT_2REAL, MYR_BT_2DOUBLE_PRECISION, MYR_BT_REAL2,
+    MYR_BT_INTEGER16, MYR_BT_REAL16,
     MYR_BT_COUNT_
 } myr_base_type;
 

@@ -34,6 +34,7 @@
 #include "core/core.h"
 
 #include <complex.h>
+#include <float.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -123,6 +124,68 @@ PAIR(myr_mpi_type_short_int, MYR_BT_SHORT_INT, short, MYR_BT_SHORT, "MPI_SHORT_I
 PAIR(myr_mpi_type_long_double_int, MYR_BT_LONG_DOUBLE_INT, long double, MYR_BT_LONG_DOUBLE, "MPI_LONG_DOUBLE_INT");
 MARKER(myr_mpi_type_lb, MYR_BT_LB, "MPI_LB", true);
 MARKER(myr_mpi_type_ub, MYR_BT_UB, "MPI_UB", false);
+
+/* Fortran's named types (MPI 3.1, 3.2.2 and 17.2.5), which C programs
+ * name too (MPI_COMPLEX for std::complex<float>): each is the C type of
+ * the same layout that gfortran and the usual Fortran ABIs use (INTEGER
+ * and LOGICAL are int, REAL float, COMPLEX float _Complex), so a buffer
+ * of that C type is sent, received and reduced as such. */
+BASIC(myr_mpi_type_character, MYR_BT_CHAR, char, "MPI_CHARACTER");
+BASIC(myr_mpi_type_logical, MYR_BT_LOGICAL, int, "MPI_LOGICAL");
+BASIC(myr_mpi_type_integer, MYR_BT_INT, int, "MPI_INTEGER");
+BASIC(myr_mpi_type_real, MYR_BT_FLOAT, float, "MPI_REAL");
+BASIC(myr_mpi_type_double_precision, MYR_BT_DOUBLE, double, "MPI_DOUBLE_PRECISION");
+BASIC(myr_mpi_type_complex, MYR_BT_C_FLOAT_COMPLEX, float _Complex, "MPI_COMPLEX");
+BASIC(myr_mpi_type_double_complex, MYR_BT_C_DOUBLE_COMPLEX, double _Complex, "MPI_DOUBLE_COMPLEX");
+BASIC(myr_mpi_type_integer1, MYR_BT_INT8, int8_t, "MPI_INTEGER1");
+BASIC(myr_mpi_type_integer2, MYR_BT_INT16, int16_t, "MPI_INTEGER2");
+BASIC(myr_mpi_type_integer4, MYR_BT_INT32, int32_t, "MPI_INTEGER4");
+BASIC(myr_mpi_type_integer8, MYR_BT_INT64, int64_t, "MPI_INTEGER8");
+BASIC(myr_mpi_type_real4, MYR_BT_FLOAT, float, "MPI_REAL4");
+BASIC(myr_mpi_type_real8, MYR_BT_DOUBLE, double, "MPI_REAL8");
+BASIC(myr_mpi_type_complex8, MYR_BT_C_FLOAT_COMPLEX, float _Complex, "MPI_COMPLEX8");
+BASIC(myr_mpi_type_complex16, MYR_BT_C_DOUBLE_COMPLEX, double _Complex, "MPI_COMPLEX16");
+/* MINLOC/MAXLOC pairs of Fortran: the index has the value's type, so a
+ * pair is two elements of one kind with no padding. */
+#define PAIR_SAME(var, bt, T, fbt, nm)                                          \
+    struct myr_mpi_datatype var = {                                             \
+        .magic = MYR_MAGIC_TYPE, .predefined = true, .committed = true,         \
+        .contig = true, .base = bt, .size = 2 * sizeof(T),                      \
+        .extent = 2 * sizeof(T), .name = nm, .true_ub = 2 * sizeof(T),          \
+        .align = _Alignof(T), .nelems = 2, .nblocks = 1,                        \
+        .blocks = var.inline_blocks, .reps = 1, .unit_size = 2 * sizeof(T),     \
+        .unit_nelems = 2, .nruns = 1, .runs = var.inline_runs,                  \
+        .inline_blocks = {{0, 2 * sizeof(T)}},                                  \
+        .inline_runs = {{fbt, sizeof(T), 2}}}
+PAIR(myr_mpi_type_2integer, MYR_BT_2INT, int, MYR_BT_INT, "MPI_2INTEGER");
+PAIR_SAME(myr_mpi_type_2real, MYR_BT_2REAL, float, MYR_BT_FLOAT, "MPI_2REAL");
+PAIR_SAME(myr_mpi_type_2double_precision, MYR_BT_2DOUBLE_PRECISION, double, MYR_BT_DOUBLE,
+          "MPI_2DOUBLE_PRECISION");
+/* Sizes that no C type of this platform has: elements of `elem` bytes
+ * (`n` per item: 2 for a complex), moved as they are and byte-swapped by
+ * external32; no predefined op takes them (op.c says so by name). */
+#define NO_C_TYPE(var, bt, elem, n, nm)                                         \
+    struct myr_mpi_datatype var = {                                             \
+        .magic = MYR_MAGIC_TYPE, .predefined = true, .committed = true,         \
+        .contig = true, .base = bt, .size = (elem) * (n),                       \
+        .extent = (elem) * (n), .name = nm, .true_ub = (elem) * (n),            \
+        .align = (elem) < 16 ? (elem) : 16, .nelems = n, .nblocks = 1,          \
+        .blocks = var.inline_blocks, .reps = 1, .unit_size = (elem) * (n),      \
+        .unit_nelems = n, .nruns = 1, .runs = var.inline_runs,                  \
+        .inline_blocks = {{0, (elem) * (n)}},                                   \
+        .inline_runs = {{bt, elem, n}}}
+NO_C_TYPE(myr_mpi_type_integer16, MYR_BT_INTEGER16, 16, 1, "MPI_INTEGER16");
+NO_C_TYPE(myr_mpi_type_real2, MYR_BT_REAL2, 2, 1, "MPI_REAL2");
+NO_C_TYPE(myr_mpi_type_complex4, MYR_BT_REAL2, 2, 2, "MPI_COMPLEX4");
+/* REAL*16 is IEEE binary128: long double where that is what it is
+ * (aarch64), otherwise (x87's 80-bit long double) a size with no C type. */
+#if LDBL_MANT_DIG == 113
+BASIC(myr_mpi_type_real16, MYR_BT_LONG_DOUBLE, long double, "MPI_REAL16");
+BASIC(myr_mpi_type_complex32, MYR_BT_C_LONG_DOUBLE_COMPLEX, long double _Complex, "MPI_COMPLEX32");
+#else
+NO_C_TYPE(myr_mpi_type_real16, MYR_BT_REAL16, 16, 1, "MPI_REAL16");
+NO_C_TYPE(myr_mpi_type_complex32, MYR_BT_REAL16, 16, 2, "MPI_COMPLEX32");
+#endif
 
 bool myr_datatype_valid(MPI_Datatype type)
 {

@@ -173,8 +173,10 @@ MPI_Count myr_datatype_element_bytes(MPI_Datatype type, MPI_Count elements)
 /* How a basic element is represented: integers are big-endian two's
  * complement of the standard's size (MPI 3.1, table 13.2: MPI_LONG is 4
  * bytes, MPI_WCHAR 2), reals big-endian IEEE (long double as binary128),
- * complex numbers two reals. */
-typedef enum { X_RAW, X_SINT, X_UINT, X_REAL, X_COMPLEX } ext_kind;
+ * complex numbers two reals. Fortran sizes with no C type here (REAL*2,
+ * REAL*16 on x86_64, INTEGER*16) are already in the IEEE or two's
+ * complement format of their size: only their byte order changes. */
+typedef enum { X_RAW, X_SINT, X_UINT, X_REAL, X_COMPLEX, X_SWAP } ext_kind;
 
 typedef struct ext_info {
     ext_kind kind;
@@ -196,7 +198,8 @@ static ext_info ext_of(int base)
         return (ext_info){X_RAW, 1};
     case MYR_BT_SHORT: case MYR_BT_INT16: return (ext_info){X_SINT, 2};
     case MYR_BT_UNSIGNED_SHORT: case MYR_BT_UINT16: return (ext_info){X_UINT, 2};
-    case MYR_BT_INT: case MYR_BT_INT32: case MYR_BT_LONG: return (ext_info){X_SINT, 4};
+    case MYR_BT_INT: case MYR_BT_INT32: case MYR_BT_LONG: case MYR_BT_LOGICAL:
+        return (ext_info){X_SINT, 4};
     case MYR_BT_UNSIGNED: case MYR_BT_UINT32: case MYR_BT_UNSIGNED_LONG:
         return (ext_info){X_UINT, 4};
     case MYR_BT_LONG_LONG: case MYR_BT_INT64: case MYR_BT_AINT: case MYR_BT_COUNT:
@@ -210,6 +213,8 @@ static ext_info ext_of(int base)
     case MYR_BT_C_FLOAT_COMPLEX: return (ext_info){X_COMPLEX, 8};
     case MYR_BT_C_DOUBLE_COMPLEX: return (ext_info){X_COMPLEX, 16};
     case MYR_BT_C_LONG_DOUBLE_COMPLEX: return (ext_info){X_COMPLEX, 32};
+    case MYR_BT_REAL2: return (ext_info){X_SWAP, 2};
+    case MYR_BT_INTEGER16: case MYR_BT_REAL16: return (ext_info){X_SWAP, 16};
     default: return (ext_info){X_RAW, 0};   /* markers: no data */
     }
 }
@@ -364,6 +369,15 @@ static bool convert(int base, int native, void *mem, unsigned char *ext, bool pa
         }
         return true;
     }
+    case X_SWAP:
+        for (int i = 0; i < x.size; i++) {
+            int j = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? x.size - 1 - i : i;
+            if (pack)
+                ext[i] = ((const unsigned char *)mem)[j];
+            else
+                ((unsigned char *)mem)[j] = ext[i];
+        }
+        return true;
     case X_REAL:
         return pack ? real_out(ext, mem, native, x.size) : real_in(mem, ext, native, x.size);
     case X_COMPLEX: {
