@@ -444,7 +444,7 @@ static int reduction_base(MPI_Datatype t)
 
 bool myr_op_valid(MPI_Op op)
 {
-    return op && op->magic == MYR_MAGIC_OP && !op->freed;
+    return op && myr_handle_magic(op) == MYR_MAGIC_OP && !op->freed;
 }
 
 bool myr_op_defined_for(MPI_Op op, MPI_Datatype type)

@@ -67,7 +67,7 @@ void myr_rankmap_release(myr_rankmap *m)
 
 bool myr_group_valid(MPI_Group g)
 {
-    return g && g->magic == MYR_MAGIC_GROUP;
+    return g && myr_handle_magic(g) == MYR_MAGIC_GROUP;
 }
 
 MPI_Group myr_group_new(myr_rankmap *map, int size)

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "arch/cpu.h"
+#include "arch/probe.h"
 #include "ult/core_api.h"
 
 /* ---- spin lock for short critical sections (no switch inside) -------- */
@@ -53,6 +54,15 @@ enum {
     MYR_MAGIC_SESSION = 0x4d534553,
     MYR_MAGIC_DEAD = 0x44454144,
 };
+
+/* The magic word of the object a handle points to (every handle object
+ * starts with it): read without faulting, so a garbage handle (an
+ * uninitialised variable, an integer, a freed object) is an MPI error, not
+ * a crash. 0 when the address cannot be read. */
+static inline unsigned myr_handle_magic(const void *handle)
+{
+    return myr_probe_u32(handle);
+}
 
 /*
  * A datatype's layout (see datatype.c): one element is a *unit* of data
@@ -560,7 +570,7 @@ static inline myr_comm_local *myr_comm_local_of(MPI_Comm comm, myr_rank *self)
 }
 static inline bool myr_comm_valid(MPI_Comm comm)
 {
-    return comm && comm->magic == MYR_MAGIC_COMM;
+    return comm && myr_handle_magic(comm) == MYR_MAGIC_COMM;
 }
 /* The rank behind `rank` of `comm` (comm rank -> job rank). */
 myr_rank *myr_comm_peer(MPI_Comm comm, myr_rank *self, int rank);

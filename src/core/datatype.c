@@ -189,7 +189,7 @@ NO_C_TYPE(myr_mpi_type_complex32, MYR_BT_REAL16, 16, 2, "MPI_COMPLEX32");
 
 bool myr_datatype_valid(MPI_Datatype type)
 {
-    return type && type->magic == MYR_MAGIC_TYPE;
+    return type && myr_handle_magic(type) == MYR_MAGIC_TYPE;
 }
 
 /* ---- building a unit --------------------------------------------------- */

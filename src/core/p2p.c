@@ -60,7 +60,7 @@ static void envelope_free(myr_envelope *e)
 
 bool myr_request_valid(MPI_Request r)
 {
-    return r && r->magic == MYR_MAGIC_REQUEST;
+    return r && myr_handle_magic(r) == MYR_MAGIC_REQUEST;
 }
 
 /* A blocking call's request: its waiter registered before the request was

@@ -19,8 +19,13 @@
  * one per attribute using it, so a freed keyval in use stays alive (6.7.2):
  * its callbacks still run when those objects are duplicated or freed, and
  * MPI_*_get_attr and _delete_attr still accept its id; only new attributes
- * are refused. Ids are never reused, so a stale id is reported as such
- * instead of naming another keyval.
+ * are refused. The id of a keyval that is gone (freed, and no attribute
+ * left) is reused, so creating and freeing keyvals forever keeps the table
+ * as large as the most keyvals alive at once; but only once more than
+ * SPARE_KEEP ids wait, oldest first, so a stale id is for a while still
+ * reported as such instead of naming another keyval. A reused id starts
+ * with no attribute anywhere: attributes hold their keyval, and the id is
+ * only given back when none does.
  *
  * Order. A list is newest first. Duplicating an object copies its
  * attributes oldest first (the copy keeps their order); freeing one deletes
@@ -79,6 +84,11 @@ enum { FIRST_USER_KEYVAL = 64 };
 static myr_spinlock attr_lock;
 static keyval **table;     /* id - FIRST_USER_KEYVAL -> keyval; NULL once gone */
 static int table_len, table_cap;
+/* Slots whose keyval is gone, oldest first: a queue linked through
+ * spare_next (same capacity as table). */
+enum { SPARE_KEEP = 64 };
+static int *spare_next;
+static int spare_head = -1, spare_tail = -1, spare_n;
 
 /* ---- predefined keys ------------------------------------------------------ */
 
@@ -185,8 +195,30 @@ static void kv_drop_locked(keyval *kv, int n)
     kv->refs -= n;
     if (kv->refs > 0)
         return;
-    table[kv->id - FIRST_USER_KEYVAL] = NULL;
+    int slot = kv->id - FIRST_USER_KEYVAL;
+    table[slot] = NULL;
     free(kv);
+    spare_next[slot] = -1;
+    if (spare_tail >= 0)
+        spare_next[spare_tail] = slot;
+    else
+        spare_head = slot;
+    spare_tail = slot;
+    spare_n++;
+}
+
+/* A slot for a new keyval: a spare one, once enough wait; -1 if the table
+ * must grow. */
+static int spare_take_locked(void)
+{
+    if (spare_n <= SPARE_KEEP)
+        return -1;
+    int slot = spare_head;
+    spare_head = spare_next[slot];
+    if (spare_head < 0)
+        spare_tail = -1;
+    spare_n--;
+    return slot;
 }
 
 static void kv_release_locked(keyval *kv)
@@ -273,19 +305,25 @@ static int create_keyval(const char *call, keyval proto, int *keyval_out)
     kv->freed = false;
     kv->refs = 1;
     myr_spin_lock(&attr_lock);
-    bool full = table_len >= INT_MAX - FIRST_USER_KEYVAL;
-    if (!full && table_len == table_cap) {
+    int slot = spare_take_locked();
+    bool full = slot < 0 && table_len >= INT_MAX - FIRST_USER_KEYVAL;
+    if (slot < 0 && !full && table_len == table_cap) {
         int cap = table_cap ? (table_cap < INT_MAX / 4 ? 2 * table_cap : INT_MAX / 2) : 64;
         keyval **grown = realloc(table, (size_t)cap * sizeof *grown);
-        if (grown) {
+        if (grown)
             table = grown;
+        int *grown_next = grown ? realloc(spare_next, (size_t)cap * sizeof *grown_next) : NULL;
+        if (grown_next) {
+            spare_next = grown_next;
             table_cap = cap;
         }
-        full = !grown;
+        full = !grown_next;
     }
+    if (slot < 0 && !full)
+        slot = table_len++;
     if (!full) {
-        kv->id = FIRST_USER_KEYVAL + table_len;
-        table[table_len++] = kv;
+        kv->id = FIRST_USER_KEYVAL + slot;
+        table[slot] = kv;
     }
     myr_spin_unlock(&attr_lock);
     if (full) {
@@ -734,7 +772,8 @@ static int type_entry(const char *call, MPI_Datatype type, host *h)
                              "invalid datatype MPI_DATATYPE_NULL");
     if (!myr_datatype_valid(type))
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
-                             "invalid datatype handle %p (freed already?)", (void *)type);
+                             "invalid datatype handle %p (%s)", (void *)type,
+                             myr_handle_problem(type));
     *h = type_host(type, self);
     return MPI_SUCCESS;
 }

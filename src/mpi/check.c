@@ -38,6 +38,24 @@ myr_rank *myr_mpi_enter_slow(const char *call, int *err)
     return self;
 }
 
+const char *myr_handle_problem(const void *handle)
+{
+    switch (myr_handle_magic(handle)) {
+    case MYR_MAGIC_DEAD: return "freed already";
+    case MYR_MAGIC_COMM: return "a communicator";
+    case MYR_MAGIC_TYPE: return "a datatype";
+    case MYR_MAGIC_REQUEST: return "a request";
+    case MYR_MAGIC_ERRHANDLER: return "an error handler";
+    case MYR_MAGIC_OP: return "an op";
+    case MYR_MAGIC_MESSAGE: return "a message";
+    case MYR_MAGIC_GROUP: return "a group";
+    case MYR_MAGIC_INFO: return "an info object";
+    case MYR_MAGIC_SESSION: return "a session";
+    /* A freed object returned to malloc no longer holds MYR_MAGIC_DEAD. */
+    default: return "not a live MPI handle: uninitialised, or freed";
+    }
+}
+
 int myr_check_comm_slow(const char *call, MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL)
@@ -45,7 +63,8 @@ int myr_check_comm_slow(const char *call, MPI_Comm comm)
                              "invalid communicator MPI_COMM_NULL");
     if (!myr_comm_valid(comm))
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_COMM, call,
-                             "invalid communicator handle %p", (void *)comm);
+                             "invalid communicator handle %p (%s)", (void *)comm,
+                             myr_handle_problem(comm));
     return MPI_SUCCESS;
 }
 
@@ -64,7 +83,8 @@ int myr_check_type(const char *call, MPI_Comm comm, MPI_Datatype type)
                              "invalid datatype MPI_DATATYPE_NULL");
     if (!myr_datatype_valid(type))
         return myr_mpi_error(comm, MPI_ERR_TYPE, call,
-                             "invalid datatype handle %p", (void *)type);
+                             "invalid datatype handle %p (%s)", (void *)type,
+                             myr_handle_problem(type));
     if (!type->committed)
         return myr_mpi_error(comm, MPI_ERR_TYPE, call,
                              "datatype %s is not committed (MPI_Type_commit)",

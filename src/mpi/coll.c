@@ -50,8 +50,8 @@ static int check_type_arg(const char *call, MPI_Comm comm, const char *what,
     if (type == MPI_DATATYPE_NULL)
         return myr_mpi_error(comm, MPI_ERR_TYPE, call, "invalid %s MPI_DATATYPE_NULL", what);
     if (!myr_datatype_valid(type))
-        return myr_mpi_error(comm, MPI_ERR_TYPE, call, "invalid %s handle %p", what,
-                             (void *)type);
+        return myr_mpi_error(comm, MPI_ERR_TYPE, call, "invalid %s handle %p (%s)", what,
+                             (void *)type, myr_handle_problem(type));
     if (!type->committed)
         return myr_mpi_error(comm, MPI_ERR_TYPE, call,
                              "%s %s is not committed (MPI_Type_commit)", what,

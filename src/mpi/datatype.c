@@ -29,7 +29,8 @@ static int check_handle(const char *call, MPI_Datatype t, const char *what)
                              "invalid %s MPI_DATATYPE_NULL", what);
     if (!myr_datatype_valid(t))
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
-                             "invalid %s handle %p", what, (void *)t);
+                             "invalid %s handle %p (%s)", what, (void *)t,
+                             myr_handle_problem(t));
     return MPI_SUCCESS;
 }
 

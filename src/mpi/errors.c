@@ -415,7 +415,7 @@ int myr_mpi_error(MPI_Comm comm, int errclass, const char *call,
 
 static bool valid_handler(MPI_Errhandler h)
 {
-    return h && h->magic == MYR_MAGIC_ERRHANDLER;
+    return h && myr_handle_magic(h) == MYR_MAGIC_ERRHANDLER;
 }
 
 int myr_errhandler_create(const char *call, MPI_Comm_errhandler_function *function,
@@ -453,11 +453,17 @@ int myr_errhandler_set(const char *call, MPI_Comm comm, MPI_Errhandler errhandle
         return err;
     if ((err = myr_check_comm(call, comm)))
         return err;
-    if (!valid_handler(errhandler))
+    if (errhandler && !valid_handler(errhandler))
         return myr_mpi_error(comm, MPI_ERR_ARG, call,
-                             "invalid error handler %s (valid: MPI_ERRORS_ARE_FATAL, "
-                             "MPI_ERRORS_RETURN, or one from MPI_Comm_create_errhandler)",
-                             errhandler ? "handle" : "MPI_ERRHANDLER_NULL");
+                             "invalid error handler handle %p (%s; valid: "
+                             "MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, or one from "
+                             "MPI_Comm_create_errhandler)",
+                             (void *)errhandler, myr_handle_problem(errhandler));
+    if (!errhandler)
+        return myr_mpi_error(comm, MPI_ERR_ARG, call,
+                             "invalid error handler MPI_ERRHANDLER_NULL (valid: "
+                             "MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, or one from "
+                             "MPI_Comm_create_errhandler)");
     myr_comm_local *local = myr_comm_local_of(comm, self);
     myr_spin_lock(&handler_lock);
     MPI_Errhandler old = local->errhandler;
@@ -506,11 +512,13 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
         return err;
     if (!errhandler)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "errhandler is NULL");
+    if (!*errhandler)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "*errhandler is MPI_ERRHANDLER_NULL, not an error handler");
     if (!valid_handler(*errhandler))
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
-                             "*errhandler is %s, not an error handler",
-                             *errhandler ? "an invalid handle (freed already?)"
-                                         : "MPI_ERRHANDLER_NULL");
+                             "*errhandler is an invalid handle %p (%s), not an error handler",
+                             (void *)*errhandler, myr_handle_problem(*errhandler));
     /* Freeing a predefined handler (as returned by MPI_Comm_get_errhandler)
      * only clears the handle. */
     handler_release(*errhandler);

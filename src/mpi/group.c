@@ -22,7 +22,8 @@ int myr_check_group(const char *call, MPI_Group g, const char *what)
                              "invalid %s MPI_GROUP_NULL", what);
     if (!myr_group_valid(g))
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_GROUP, call,
-                             "invalid %s handle %p (freed already?)", what, (void *)g);
+                             "invalid %s handle %p (%s)", what, (void *)g,
+                             myr_handle_problem(g));
     return MPI_SUCCESS;
 }
 

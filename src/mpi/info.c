@@ -46,7 +46,7 @@ struct myr_mpi_info myr_mpi_info_env = {.magic = MYR_MAGIC_INFO, .read_only = tr
 
 static bool valid_info(MPI_Info info)
 {
-    return info && info->magic == MYR_MAGIC_INFO;
+    return info && myr_handle_magic(info) == MYR_MAGIC_INFO;
 }
 
 int myr_check_info(const char *call, MPI_Comm comm, MPI_Info info, bool allow_null)
@@ -57,7 +57,8 @@ int myr_check_info(const char *call, MPI_Comm comm, MPI_Info info, bool allow_nu
         return myr_mpi_error(comm, MPI_ERR_INFO, call, "invalid info MPI_INFO_NULL");
     if (!valid_info(info))
         return myr_mpi_error(comm, MPI_ERR_INFO, call,
-                             "invalid info handle %p (freed already?)", (void *)info);
+                             "invalid info handle %p (%s)", (void *)info,
+                             myr_handle_problem(info));
     return MPI_SUCCESS;
 }
 

@@ -82,6 +82,12 @@ int myr_check_tag(const char *call, MPI_Comm comm, int tag, bool allow_any);
 int myr_check_pointer(const char *call, MPI_Comm comm, const void *p,
                       const char *what);
 
+/* What a handle that failed its check is instead, for the message:
+ * "freed already", "a communicator" (a handle of another kind), or "not a
+ * live MPI handle: uninitialised, or freed". Reads nothing that could
+ * fault (myr_handle_magic). */
+const char *myr_handle_problem(const void *handle);
+
 int myr_check_group(const char *call, MPI_Group g, const char *what);
 /* A valid op defined for `type` (mpi/op.c): MPI_ERR_OP naming the op, the
  * type and what the op takes. */

@@ -17,10 +17,12 @@ static int check_op_handle(const char *call, MPI_Comm comm, MPI_Op op, const cha
     if (myr_op_valid(op))
         return MPI_SUCCESS;
     /* User ops are never returned to malloc, so a freed one still says so. */
-    if (op->magic == MYR_MAGIC_DEAD || (op->magic == MYR_MAGIC_OP && op->freed))
+    unsigned magic = myr_handle_magic(op);
+    if (magic == MYR_MAGIC_DEAD || (magic == MYR_MAGIC_OP && op->freed))
         return myr_mpi_error(comm, MPI_ERR_OP, call,
                              "invalid %s %p: freed already (MPI_Op_free)", what, (void *)op);
-    return myr_mpi_error(comm, MPI_ERR_OP, call, "invalid %s handle %p", what, (void *)op);
+    return myr_mpi_error(comm, MPI_ERR_OP, call, "invalid %s handle %p (%s)", what,
+                         (void *)op, myr_handle_problem(op));
 }
 
 int myr_check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype type)

@@ -38,8 +38,9 @@ static inline int comm_size_known(MPI_Comm comm)
 static inline bool common_args_ok(const void *buf, int count, MPI_Datatype type,
                                   MPI_Comm comm)
 {
-    return comm && comm->magic == MYR_MAGIC_COMM && count >= 0 && type &&
-           type->magic == MYR_MAGIC_TYPE && type->committed && (buf || count == 0);
+    return comm && myr_handle_magic(comm) == MYR_MAGIC_COMM && count >= 0 && type &&
+           myr_handle_magic(type) == MYR_MAGIC_TYPE && type->committed &&
+           (buf || count == 0);
 }
 
 static inline bool send_args_ok(const void *buf, int count, MPI_Datatype type,
@@ -462,10 +463,14 @@ static int check_message(const char *call, myr_rank *self, MPI_Message *message)
     (void)self;
     if (!message)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "message is NULL");
-    if (*message == MPI_MESSAGE_NULL || (*message)->magic != MYR_MAGIC_MESSAGE)
+    if (*message == MPI_MESSAGE_NULL)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
-                             "invalid message handle (MPI_MESSAGE_NULL or not from "
-                             "MPI_Mprobe/MPI_Improbe)");
+                             "invalid message handle MPI_MESSAGE_NULL");
+    if (myr_handle_magic(*message) != MYR_MAGIC_MESSAGE)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
+                             "invalid message handle %p (%s; a message comes from "
+                             "MPI_Mprobe/MPI_Improbe)",
+                             (void *)*message, myr_handle_problem(*message));
     if (*message != MPI_MESSAGE_NO_PROC && (*message)->receiver != self)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
                              "message was matched by another rank");

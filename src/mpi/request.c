@@ -31,7 +31,8 @@ static int check_request(const char *call, MPI_Request r)
 {
     if (r != MPI_REQUEST_NULL && !myr_request_valid(r))
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
-                             "invalid request handle %p", (void *)r);
+                             "invalid request handle %p (%s)", (void *)r,
+                             myr_handle_problem(r));
     return MPI_SUCCESS;
 }
 
@@ -501,7 +502,8 @@ static int start_one(const char *call, MPI_Request r)
 {
     if (r == MPI_REQUEST_NULL || !myr_request_valid(r))
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, call,
-                             "invalid request handle %p", (void *)r);
+                             "invalid request handle %p (%s)", (void *)r,
+                             myr_handle_problem(r));
     if (!r->persistent)
         return myr_mpi_error(r->comm, MPI_ERR_REQUEST, call,
                              "request is not persistent (use MPI_Send_init or "

@@ -40,7 +40,7 @@ enum { NPSETS = 2 };
 /* Raise, or only return when the session asked for MPI_ERRORS_RETURN. */
 static int session_error(MPI_Session s, int errclass, const char *call, const char *what)
 {
-    if (s && s->magic == MYR_MAGIC_SESSION && s->errors_return)
+    if (s && myr_handle_magic(s) == MYR_MAGIC_SESSION && s->errors_return)
         return errclass;
     return myr_mpi_error(MPI_COMM_NULL, errclass, call, "%s", what);
 }
@@ -50,9 +50,10 @@ static int check_session(const char *call, MPI_Session s)
     if (s == MPI_SESSION_NULL)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
                              "invalid session MPI_SESSION_NULL");
-    if (s->magic != MYR_MAGIC_SESSION)
+    if (myr_handle_magic(s) != MYR_MAGIC_SESSION)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
-                             "invalid session handle %p (finalized already?)", (void *)s);
+                             "invalid session handle %p (%s)", (void *)s,
+                             myr_handle_problem(s));
     return MPI_SUCCESS;
 }
 

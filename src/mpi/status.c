@@ -24,7 +24,8 @@ static int check_type_handle(const char *call, MPI_Datatype type)
                              "invalid datatype MPI_DATATYPE_NULL");
     if (!myr_datatype_valid(type))
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
-                             "invalid datatype handle %p", (void *)type);
+                             "invalid datatype handle %p (%s)", (void *)type,
+                             myr_handle_problem(type));
     return MPI_SUCCESS;
 }
 

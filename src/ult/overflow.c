@@ -53,6 +53,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "arch/probe.h"
 #include "base/diag.h"
 
 static struct sigaction previous_segv, previous_bus, previous_fpe, previous_ill, previous_abrt;
@@ -549,8 +550,26 @@ static void not_an_overflow(int sig, siginfo_t *si, void *uctx)
     sigaction(sig, prev, NULL);
 }
 
+/* A fault of a handle check's probe (arch/probe.h) is no crash: resume at
+ * the probe's fixup, which reports an invalid handle. */
+static bool probe_fixed_up(void *uctx)
+{
+    uintptr_t fixup = myr_probe_fixup(fault_pc(uctx));
+    if (!fixup)
+        return false;
+    ucontext_t *uc = uctx;
+#if defined(__x86_64__)
+    uc->uc_mcontext.gregs[REG_RIP] = (greg_t)fixup;
+#elif defined(__aarch64__)
+    uc->uc_mcontext.pc = fixup;
+#endif
+    return true;
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
+    if (probe_fixed_up(uctx))
+        return;
     myr_worker *w = myr_worker_current();
     const myr_ult *u = w ? w->current : NULL;
     if (u && u->stack) {

@@ -378,7 +378,7 @@ static void freed_keyval_lives_while_attributes_use_it(void)
     void *v;
     CHECK(MPI_Comm_get_attr(MPI_COMM_WORLD, saved, &v, &flag) == MPI_ERR_KEYVAL);
     CHECK(MPI_Comm_delete_attr(MPI_COMM_WORLD, saved) == MPI_ERR_KEYVAL);
-    /* Ids are not reused. */
+    /* Its id is not reused at once. */
     CHECK_OK(MPI_Comm_create_keyval(record_copy, record_delete, &k, &b));
     CHECK(k != saved);
     CHECK_OK(MPI_Comm_free_keyval(&k));
@@ -758,6 +758,65 @@ static void copy_callback_error_is_fatal(void)
     CHECK_OK(MPI_Comm_free_keyval(&k));
 }
 
+/* Creating and freeing keyvals forever keeps the ids (and the table
+ * behind them) bounded, and a reused id never finds an attribute set
+ * under the keyval that had it before. Every rank does this at once, so
+ * ids go from one rank to another too. */
+static void freed_keyvals_are_reused(void)
+{
+    enum { ROUNDS = 20000 };
+    MPI_Comm c;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_Datatype t;
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &t));
+    int kept, bound = 0, flag;
+    void *v;
+    /* A freed keyval that an attribute still uses keeps its id throughout. */
+    CHECK_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kept,
+                                    NULL));
+    int kept_id = kept;
+    CHECK_OK(MPI_Comm_set_attr(c, kept, VAL(7)));
+    CHECK_OK(MPI_Comm_free_keyval(&kept));
+    for (int i = 0; i < ROUNDS; i++) {
+        int k, tk;
+        CHECK_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &k,
+                                        NULL));
+        CHECK_OK(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &tk,
+                                        NULL));
+        CHECK(k != kept_id && tk != kept_id);
+        int id = k > tk ? k : tk;
+        bound = id > bound ? id : bound;
+        /* Whatever an earlier keyval with this id had set is gone. */
+        CHECK_OK(MPI_Comm_get_attr(c, k, &v, &flag));
+        CHECK(!flag);
+        CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, k, &v, &flag));
+        CHECK(!flag);
+        CHECK_OK(MPI_Type_get_attr(t, tk, &v, &flag));
+        CHECK(!flag);
+        CHECK_OK(MPI_Type_get_attr(MPI_INT, tk, &v, &flag));
+        CHECK(!flag);
+        CHECK_OK(MPI_Comm_set_attr(c, k, VAL(i % 8)));
+        CHECK_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, k, VAL(i % 8)));
+        CHECK_OK(MPI_Type_set_attr(t, tk, VAL(i % 8)));
+        CHECK_OK(MPI_Type_set_attr(MPI_INT, tk, VAL(i % 8)));
+        /* Freed while in use; the ids go once the attributes do. */
+        int k_id = k, tk_id = tk;
+        CHECK_OK(MPI_Comm_free_keyval(&k));
+        CHECK_OK(MPI_Type_free_keyval(&tk));
+        CHECK_OK(MPI_Comm_delete_attr(c, k_id));
+        CHECK_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, k_id));
+        CHECK_OK(MPI_Type_delete_attr(t, tk_id));
+        CHECK_OK(MPI_Type_delete_attr(MPI_INT, tk_id));
+    }
+    /* A few hundred ids at most for the ranks' 2 * ROUNDS keyvals each
+     * (without reuse: 2 * ROUNDS * ranks). */
+    CHECK(bound < 1000);
+    CHECK_OK(MPI_Comm_get_attr(c, kept_id, &v, &flag));
+    CHECK(flag && v == VAL(7));
+    CHECK_OK(MPI_Comm_free(&c));
+    CHECK_OK(MPI_Type_free(&t));
+}
+
 static const test_case cases[] = {
     {"set_get_delete_run_the_delete_callback", set_get_delete_run_the_delete_callback},
     {"dup_copies_as_the_copy_callbacks_decide", dup_copies_as_the_copy_callbacks_decide},
@@ -770,6 +829,7 @@ static const test_case cases[] = {
     {"type_attributes_follow_dup_and_free", type_attributes_follow_dup_and_free},
     {"predefined_attributes_have_the_job_values", predefined_attributes_have_the_job_values},
     {"bad_arguments_return_error_classes", bad_arguments_return_error_classes},
+    {"freed_keyvals_are_reused", freed_keyvals_are_reused},
     {"wrong_kind_keyval_is_fatal", wrong_kind_keyval_is_fatal},
     {"copy_callback_error_is_fatal", copy_callback_error_is_fatal},
 };
