@@ -7,8 +7,8 @@
  *
  * Ranks are user-level threads of one process: Myriad's runtime owns the
  * process's entry and runs the program's main once per rank. Programs are
- * linked (by mpicc) with -Wl,--wrap=main, so the program's main keeps its
- * name and its C/C++ semantics (see src/launch/rank_start.c).
+ * linked (by mpicc) with -Wl,--wrap=__libc_start_main, so the program's
+ * main keeps its name and its C/C++ semantics (see src/launch/launch.h).
  */
 #ifndef MYRIAD_MPI_H
 #define MYRIAD_MPI_H

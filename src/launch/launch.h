@@ -8,9 +8,11 @@
  * values, so a bad -n is caught by mpiexec with a message about -n rather
  * than by the program.
  *
- * A program built with mpicc is linked with -Wl,--wrap=main and a small
- * stub (tools/program_main.c): the C runtime's call of main lands in the
- * stub, which hands the program's own main to myr_launch_main() below.
+ * A program built with mpicc is linked with -Wl,--wrap=__libc_start_main
+ * and a small stub (tools/program_main.c): the C runtime's start hands the
+ * program's main to the stub instead of glibc, and the stub hands it to
+ * myr_launch_main() below, which lets glibc start the process as usual
+ * with the launcher's entry as main.
  */
 #ifndef MYR_LAUNCH_LAUNCH_H
 #define MYR_LAUNCH_LAUNCH_H
@@ -34,8 +36,23 @@ typedef struct myr_program {
                               * handlers and static destructors */
 } myr_program;
 
-/* Start the runtime and the job's ranks, each running the program's main;
- * returns the job's exit status. */
-int myr_launch_main(int argc, char **argv, const myr_program *program);
+/* glibc's __libc_start_main and the rest of what the C runtime's start
+ * gave it besides main, argc and argv. */
+typedef int (*myr_libc_start_main)(myr_program_main main, int argc, char **argv,
+                                   void (*init)(void), void (*fini)(void),
+                                   void (*rtld_fini)(void), void *stack_end);
+typedef struct myr_libc_start {
+    myr_libc_start_main start_main;
+    void (*init)(void), (*fini)(void), (*rtld_fini)(void);
+    void *stack_end;
+} myr_libc_start;
+
+/* The stub's entry (its name is how mpiexec and MPMD jobs recognise a
+ * Myriad MPI program): lets glibc start the process as usual, with the
+ * launcher's entry as main, which starts the runtime and the job's ranks,
+ * each running `program`'s main. Does not return: glibc exits with the
+ * job's status. */
+int myr_launch_main(const myr_program *program, const myr_libc_start *start,
+                    int argc, char **argv);
 
 #endif

@@ -191,6 +191,13 @@ static int check_app(mpmd_app *a)
         return -1;
     }
     a->main_vaddr = find_symbol(&a->image, "main", &present);
+    if (!a->main_vaddr && present) {
+        /* Named but not defined: a shared library of its own has it. */
+        fprintf(stderr, "myriad: cannot run %s in this job (MPMD): its main "
+                "is in a shared library; link main into the program (an "
+                "object or a static library)\n", a->path);
+        return -1;
+    }
     if (!a->main_vaddr) {
         fprintf(stderr, "myriad: cannot run %s in this job (MPMD): its main "
                 "cannot be found (no symbol table: was it stripped?)\n", a->path);
@@ -297,13 +304,14 @@ int myr_mpmd_load(myr_privatization *p, long nranks)
     if (napps == 0)
         return 0;
     long own = apps[0].nranks;
-    myr_rank_image *grown = realloc(p->ranks, (size_t)nranks * sizeof *grown);
+    /* p->ranks has room for every rank (myr_privatize_plan): growing it
+     * here would move the images the program's ranks' getopt variables
+     * live in, which their copies' GOT slots point at. */
     appnums = calloc((size_t)nranks, sizeof *appnums);
-    if (!grown || !appnums) {
+    if (!appnums) {
         fprintf(stderr, "myriad: out of memory for %ld ranks\n", nranks);
         return -1;
     }
-    p->ranks = grown;
     for (long r = own; r < nranks; r++)
         p->ranks[r] = (myr_rank_image){
             .vars = {&optind, &opterr, &optopt, &optarg},

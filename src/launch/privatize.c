@@ -161,7 +161,18 @@ void myr_privatize_warn(const myr_privatization *p)
     }
 }
 
-static int plan_mode(myr_privatization *p)
+/* The shared library that holds the program's main when the executable
+ * does not (the program links main from a library of its own), else NULL. */
+static const char *main_library(const myr_program *program)
+{
+    Dl_info m, exe;
+    if (!dladdr((void *)program->main, &m) || !program->dso_handle ||
+        !dladdr(program->dso_handle, &exe) || m.dli_fbase == exe.dli_fbase)
+        return NULL;
+    return m.dli_fname && m.dli_fname[0] ? m.dli_fname : "a shared library";
+}
+
+static int plan_mode(myr_privatization *p, const myr_program *program)
 {
     const char *mode = myr_env_get(MYR_ENV_PRIVATIZE);
     if (!mode)
@@ -175,6 +186,29 @@ static int plan_mode(myr_privatization *p)
         fprintf(stderr, "myriad: MYR_PRIVATIZE=%s is not `auto`, `always` or "
                 "`never`\n", mode);
         return -1;
+    }
+    /* Copies of the executable would not hold main: every rank runs the
+     * library's one main, which reads the library's globals and the
+     * program's (rank 0's). */
+    const char *lib = main_library(program);
+    if (lib && always && p->nranks > 1) {
+        fprintf(stderr, "myriad: cannot give each rank its own copy of the "
+                "program's globals (MYR_PRIVATIZE=always): its main is in %s, "
+                "which is loaded once per process\n"
+                "myriad: link main into the program (an object or a static "
+                "library), or set MYR_PRIVATIZE=auto or never to run with "
+                "globals shared by all ranks\n", lib);
+        return -1;
+    }
+    if (lib) {
+        const char *base = strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib;
+        snprintf(p->reason, sizeof p->reason, "MYR_PRIVATIZE=%s: main is in "
+                 "%s, loaded once", mode, base);
+        add_warning(p, "the program's main is in %s, loaded once per process: "
+                    "all ranks share its globals and the program's; link main "
+                    "into the program (an object or a static library) to give "
+                    "each rank its own", base);
+        return 0;
     }
 
     char err[4200];
@@ -284,8 +318,9 @@ static int open_program(myr_privatization *p, const myr_program *program)
     }
     path[len] = '\0';
     p->exe_name = strdup(path);
+    /* The stub's __dso_handle is the executable's (main may be elsewhere). */
     Dl_info info;
-    if (!p->exe_name || !dladdr((void *)program->main, &info) || !info.dli_fbase) {
+    if (!p->exe_name || !dladdr(program->dso_handle, &info) || !info.dli_fbase) {
         fprintf(stderr, "myriad: cannot find where the program is loaded\n");
         return -1;
     }
@@ -295,26 +330,26 @@ static int open_program(myr_privatization *p, const myr_program *program)
 }
 
 int myr_privatize_plan(myr_privatization *p, const myr_program *program,
-                       int nranks, int argc, char **argv)
+                       int nranks, int job_ranks, int argc, char **argv)
 {
     memset(p, 0, sizeof *p);
     p->exe_fd = -1;
     p->nranks = nranks;
     p->argc = argc;
     p->argv = argv;
-    if (plan_mode(p) != 0)
+    if (plan_mode(p, program) != 0)
         return -1;
     if (!p->private_globals && p->inspected)
         myr_image_release(&p->image);
     if (p->private_globals &&
         (check_limits(p) != 0 || open_program(p, program) != 0))
         return -1;
-    p->ranks = calloc((size_t)nranks, sizeof *p->ranks);
+    p->ranks = calloc((size_t)job_ranks, sizeof *p->ranks);
     if (!p->ranks) {
-        fprintf(stderr, "myriad: out of memory for %d ranks\n", nranks);
+        fprintf(stderr, "myriad: out of memory for %d ranks\n", job_ranks);
         return -1;
     }
-    for (int i = 0; i < nranks; i++)
+    for (int i = 0; i < job_ranks; i++)
         p->ranks[i] = (myr_rank_image){.main = program->main,
                                        .dso_handle = program->dso_handle,
                                        .vars = libc_vars,

@@ -76,11 +76,13 @@ typedef struct myr_privatization {
         libc_fn_;                                                   \
     })
 
-/* Choose the mode for a job of `nranks` ranks of `program` (started with
- * argc, argv) and check that it can work (memory mappings, open files).
- * Returns 0, or -1 after printing why not. */
+/* Choose the mode for `nranks` ranks of `program` (started with argc,
+ * argv) and check that it can work (memory mappings, open files).
+ * p->ranks gets `job_ranks` images (an MPMD job's other programs' ranks
+ * follow: mpmd.c), made here once: the copies' GOT slots point into them,
+ * so they must never move. Returns 0, or -1 after printing why not. */
 int myr_privatize_plan(myr_privatization *p, const myr_program *program,
-                       int nranks, int argc, char **argv);
+                       int nranks, int job_ranks, int argc, char **argv);
 
 /* Memory mappings the copies will take (to keep out of stack budgets). */
 long myr_privatize_mappings(const myr_privatization *p);

@@ -2,11 +2,13 @@
  * rank_start.c — start the job: the runtime, the ranks, and each rank's run
  * of the program's main (see launch.h for how the program gets here).
  *
- * myr_launch_main starts the ULT runtime, creates the job's ranks
+ * run_job starts the ULT runtime, creates the job's ranks
  * (MYR_NRANKS, set by mpiexec; 1 when the program is run on its own: a
  * singleton), gives each rank its image of the program (privatize.h: its
  * own copy of the globals, or the shared program), and runs the program's
- * main once per rank, each with its own copy of argv.
+ * main once per rank, each with its own copy of argv: the array and the
+ * strings, which programs tokenize in place (strtok(optarg, ":")) as a
+ * process may its own.
  *
  * A rank ends when its main returns or it calls exit() (exit.c): both end
  * that rank only. In the private mode its atexit handlers and C++ static
@@ -42,8 +44,8 @@ extern void __cxa_finalize(void *dso);
 typedef struct rank_start {
     myr_rank *rank;
     int argc;
-    char **argv;       /* the process's */
-    char **rank_argv;  /* the rank's own copy */
+    char **argv;       /* the process's (or its program's, MPMD) */
+    char **rank_argv;  /* the rank's own copy, strings included */
 } rank_start;
 
 /* File scope: exit() (exit.c) finds a rank's record from wherever it is
@@ -73,9 +75,31 @@ static void end_rank(rank_start *start, int code, bool by_exit)
     myr_rank_image *ri = &privatization.ranks[r->world_rank];
     if (privatization.private_globals && ri->dso_handle)
         __cxa_finalize(ri->dso_handle);
-    free(start->rank_argv);
-    start->rank_argv = NULL;
+    /* Its argv stays: as a process's, it lives until the process ends
+     * (a shared image's atexit handlers and every copy's destructors run
+     * then, and may read what they kept of it). */
     myr_tag_output_rank_done(r->world_rank);
+}
+
+/* One allocation holding the array and the strings, as the kernel lays
+ * out a process's: a rank may permute its argv (getopt does) and write
+ * into its strings without touching another rank's. */
+static char **copy_argv(int argc, char **argv)
+{
+    size_t bytes = ((size_t)argc + 1) * sizeof *argv;
+    for (int i = 0; i < argc; i++)
+        bytes += strlen(argv[i]) + 1;
+    char **copy = malloc(bytes);
+    if (!copy)
+        return NULL;
+    char *strings = (char *)(copy + argc + 1);
+    for (int i = 0; i < argc; i++) {
+        size_t len = strlen(argv[i]) + 1;
+        copy[i] = memcpy(strings, argv[i], len);
+        strings += len;
+    }
+    copy[argc] = NULL;
+    return copy;
 }
 
 static void *run_rank(void *arg)
@@ -87,15 +111,12 @@ static void *run_rank(void *arg)
     char name[32];
     snprintf(name, sizeof name, "MPI rank %d", r->world_rank);
     myr_ult_set_name(myr_ult_self(), name);
-    /* Each rank gets its own argv array, which a program may permute (as
-     * getopt does) without disturbing the others; the strings are shared. */
-    char **argv = malloc(((size_t)start->argc + 1) * sizeof *argv);
+    char **argv = copy_argv(start->argc, start->argv);
     if (!argv) {
         fprintf(stderr, "myriad: out of memory starting rank %d\n", r->world_rank);
         r->exit_code = 1;
         return NULL;
     }
-    memcpy(argv, start->argv, ((size_t)start->argc + 1) * sizeof *argv);
     start->rank_argv = argv;
     myr_rank_image *ri = &privatization.ranks[r->world_rank];
     if (!privatization.private_globals) {
@@ -167,7 +188,7 @@ static int read_settings(long *nranks)
  * a small share of x86_64's 128 TiB and aarch64's 256 TiB. */
 #define STACK_ADDRESS_BUDGET ((size_t)4 << 40)
 
-int myr_launch_main(int argc, char **argv, const myr_program *program)
+static int run_job(int argc, char **argv, const myr_program *program)
 {
     long nranks;
     if (read_settings(&nranks) != 0)
@@ -179,7 +200,7 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
     long own;
     if (myr_mpmd_plan(nranks, &own) != 0)
         return 1;
-    if (myr_privatize_plan(&privatization, program, (int)own, argc, argv) != 0)
+    if (myr_privatize_plan(&privatization, program, (int)own, (int)nranks, argc, argv) != 0)
         return 1;
     /* Copies are loaded one after the other (glibc serialises dlopen), by
      * this thread before the workers exist: their constructors then run as
@@ -250,8 +271,25 @@ int myr_launch_main(int argc, char **argv, const myr_program *program)
     int status = job_status(&myr_the_job);
     myr_finalize();
     myr_tag_output_finish();
-    free(starts);
-    free(ults);
+    free(ults);   /* starts stays: it holds the ranks' argv (end_rank) */
     myr_job_destroy();
     return status;
+}
+
+/* What the stub gave, for the process's main below. */
+static myr_program the_program;
+
+/* glibc's main for the process: the launcher. */
+static int launcher_main(int argc, char **argv, char **envp)
+{
+    (void)envp;
+    return run_job(argc, argv, &the_program);
+}
+
+int myr_launch_main(const myr_program *program, const myr_libc_start *start,
+                    int argc, char **argv)
+{
+    the_program = *program;
+    return start->start_main(launcher_main, argc, argv, start->init, start->fini,
+                             start->rtld_fini, start->stack_end);
 }

@@ -14,11 +14,14 @@ rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
 
+# FINDMPI_LINK_FLAGS: what FindMPI drops but the link needs (-fsanitize).
+link_flags=${FINDMPI_LINK_FLAGS:-}
+set -- -DCMAKE_EXE_LINKER_FLAGS="$link_flags" -DCMAKE_SHARED_LINKER_FLAGS="$link_flags"
 case $way in
     path)
-        PATH="$bin:$PATH" cmake -S "$project" -B "$work" >"$work.configure.log" 2>&1 ;;
+        PATH="$bin:$PATH" cmake -S "$project" -B "$work" "$@" >"$work.configure.log" 2>&1 ;;
     compiler)
-        cmake -S "$project" -B "$work" -DMPI_C_COMPILER="$bin/mpicc" \
+        cmake -S "$project" -B "$work" "$@" -DMPI_C_COMPILER="$bin/mpicc" \
             -DMPI_CXX_COMPILER="$bin/mpicxx" -DMPI_HOME="$(dirname "$bin")" \
             >"$work.configure.log" 2>&1 ;;
     *) fail "unknown way $way" ;;
@@ -56,6 +59,12 @@ for n in 4 1000; do
         "$bin/mpiexec" -n $n "$work/app_c" -k 5 -m fast rest
     run "^app_cxx: $n ranks, each had its own" "$bin/mpiexec" -n $n "$work/app_cxx"
 done
+# main in a static library: private as from an object. In a shared library:
+# one main for the process, so one rank only here (the globals are shared).
+run "^app_c: 1 ranks \(sum 0\), mode fast, each counted" "$work/app_c_archive" -k 5 -m fast rest
+run "^app_c: 4 ranks \(sum 6\), mode fast, each counted" \
+    "$bin/mpiexec" -n 4 "$work/app_c_archive" -k 5 -m fast rest
+run "^app_c: 1 ranks \(sum 0\), mode fast, each counted" "$work/app_c_shared" -k 5 -m fast rest
 # The copies were made (not a shared run that happened to pass).
 run "globals private to each rank" "$bin/mpiexec" -v -n 4 "$work/app_c" -k 5 rest
 echo "ok: FindMPI ($way) builds that run at 1 and 1000 ranks"

@@ -93,9 +93,9 @@ program_needs_only_libmyriad)
     printf '%s\n' "$dyn" | grep -Eq 'NEEDED.*\[lib(mpi|mpich|open-rte|open-pal|pmpi)' &&
         fail "linked with another MPI"
     printf '%s\n' "$dyn" | grep -E 'RUNPATH|RPATH' | grep -qF "[$lib]" || fail "no rpath to $lib"
-    # The C runtime enters through the runtime's __wrap_main; the program's
-    # own main keeps its name (--wrap=main).
-    for sym in __wrap_main main; do
+    # The C runtime's start goes through the runtime's entry
+    # (--wrap=__libc_start_main); the program's main is its own.
+    for sym in __wrap___libc_start_main main; do
         readelf -sW "$tmp/hello" | awk -v s="$sym" '$8 == s && $4 == "FUNC" && $7 != "UND" { f = 1 }
                                         END { exit !f }' || fail "$sym not defined"
     done
@@ -135,7 +135,7 @@ showme_compile_prints_the_compile_flags)
 showme_link_prints_the_link_flags)
     out=$(run "$bin/mpicc" -showme:link) || fail "status $?"
     echo "$out"
-    expect_words "$out" $link_words -Wl,--wrap=main -Wl,-z,noseparate-code
+    expect_words "$out" $link_words -Wl,--wrap=__libc_start_main -Wl,-z,noseparate-code
     [ "${out%% *}" = "-L$lib" ] || fail "does not start with -L$lib"
     expect_none "$out" "-I*"
     if [ "${EXPECT_HWLOC:-0}" = 1 ]; then expect_words "$out" -lhwloc; fi
