@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check bench bench-startup bench-coll clean install
+.PHONY: all deps demo check bench bench-startup bench-coll bench-coll-nb clean install
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -50,6 +50,12 @@ bench-startup: all
 # (bench/README.md). BENCH_ARGS go to scripts/bench-coll, e.g. BENCH_ARGS=--quick.
 bench-coll: all
 	BUILD=$(BUILD) scripts/bench-coll $(BENCH_ARGS)
+
+# Only the tables of issue 22: nonblocking collectives + MPI_Wait beside
+# their blocking forms for N = 2 ... 4096, every collective by size at N = 2
+# and 4, and the overlap of a 64 KiB MPI_Iallreduce at N = 16.
+bench-coll-nb: all
+	BUILD=$(BUILD) scripts/bench-coll --nb-only $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-asan build-aarch64

@@ -12,6 +12,15 @@
  *                combo     fixed for --combo iterations (default 8), then
  *                          the next rank
  *              (MPI_Allreduce has no root: it is measured once, "none").
+ *   nb         MPI_Ibarrier, MPI_Iallreduce of 1 double, MPI_Ibcast of 1
+ *              int from rank 0, each followed by MPI_Wait (and MPI_Bcast,
+ *              root 0, unless rooted runs it): beside their blocking forms
+ *   sizes      every collective (Bcast, Reduce, Allreduce, Gather,
+ *              Scatter, Allgather, Alltoall, Reduce_scatter_block, Scan)
+ *              for each --sizes block size in bytes (MPI_BYTE; the
+ *              reductions: that many bytes of doubles, at least one)
+ *   overlap    a --overlap-bytes MPI_Iallreduce with computation (see
+ *              report_overlap)
  *
  * Method (FG-MPI's Table II): the ranks line up on a barrier, each times
  * a loop of n back-to-back operations and takes its mean per operation;
@@ -36,6 +45,8 @@
  * Output (rank 0): '#' lines are comments;
  *   figure OP ROOT N ITERS BEST_US MEDIAN_US RANK0_US MIN_US
  *   skip OP ROOT N REASON [PER_OP_US]     REASON: too_slow, n/a_MPI_Reduce_missing
+ *   (sizes: OP is s_bcast ..., ROOT the block size in bytes)
+ *   overlap iallreduce BYTES N ITERS COMM_US COMP_US BOTH_US OVERLAP_PCT
  * Ranks share a process under Myriad: no mutable global state here.
  */
 #ifndef _POSIX_C_SOURCE
@@ -58,12 +69,26 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 #define HAVE_REDUCE 1
 #endif
 
-enum test_bit { TEST_BARRIER = 1, TEST_ALLREDUCE = 2, TEST_ROOTED = 4 };
-enum coll { COLL_BARRIER, COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST };
-enum root_mode { ROOT_NONE, ROOT_SAME, ROOT_ROTATING, ROOT_COMBO };
+enum test_bit {
+    TEST_BARRIER = 1, TEST_ALLREDUCE = 2, TEST_ROOTED = 4, TEST_NB = 8, TEST_SIZES = 16,
+    TEST_OVERLAP = 32
+};
+enum coll {
+    COLL_BARRIER, COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST,
+    COLL_IBARRIER, COLL_IALLREDUCE, COLL_IBCAST,
+    /* --test sizes: b->bytes per block (reductions: doubles, at least 1) */
+    COLL_S_BCAST, COLL_S_REDUCE, COLL_S_ALLREDUCE, COLL_S_GATHER, COLL_S_SCATTER,
+    COLL_S_ALLGATHER, COLL_S_ALLTOALL, COLL_S_REDUCE_SCATTER, COLL_S_SCAN,
+    COLL_COUNT_
+};
+enum root_mode { ROOT_NONE, ROOT_SAME, ROOT_ROTATING, ROOT_COMBO, ROOT_BYTES };
 
-static const char *const coll_name[] = {"barrier", "allreduce", "reduce", "bcast"};
-static const char *const root_name[] = {"none", "same", "rotating", "combo"};
+static const char *const coll_name[] = {
+    "barrier", "allreduce", "reduce", "bcast", "ibarrier", "iallreduce", "ibcast",
+    "s_bcast", "s_reduce", "s_allreduce", "s_gather", "s_scatter", "s_allgather",
+    "s_alltoall", "s_reduce_scatter_block", "s_scan"};
+_Static_assert(sizeof coll_name / sizeof coll_name[0] == COLL_COUNT_, "a name per op");
+static const char *const root_name[] = {"none", "same", "rotating", "combo", "bytes"};
 
 typedef struct options {
     unsigned tests;
@@ -72,11 +97,19 @@ typedef struct options {
     double budget_s;   /* per operation, beyond which a figure is given up */
     int combo;         /* iterations per root in the combo pattern */
     int quick;
+    long sizes[16];    /* --sizes: bytes per block */
+    int nsizes;
+    long overlap_bytes;
 } options;
 
 typedef struct bench {
     const options *opt;
     int rank, size;
+    /* --test sizes and overlap: this rank's buffers (N blocks of `bytes`
+     * each way, or N * count doubles) */
+    long bytes;
+    char *sbuf, *rbuf;
+    double *din, *dout;
 } bench;
 
 static double now_s(void)
@@ -112,6 +145,90 @@ static int root_at(const bench *b, int mode, long i)
     }
 }
 
+/* --test sizes: the blocks this rank sends hold (rank * 31 + block) mod
+ * 128 in their first byte (bcast: the iteration's number at the root);
+ * the reductions' inputs are rank + 1 everywhere. One element of every
+ * result is checked. */
+static void fill_sized(bench *b)
+{
+    long n = b->size, bytes = b->bytes;
+    long count = bytes / 8 > 0 ? bytes / 8 : 1;
+    free(b->sbuf);
+    free(b->rbuf);
+    free(b->din);
+    free(b->dout);
+    b->sbuf = calloc((size_t)(n * bytes), 1);
+    b->rbuf = calloc((size_t)(n * bytes), 1);
+    b->din = malloc((size_t)(n * count) * sizeof(double));
+    b->dout = malloc((size_t)(n * count) * sizeof(double));
+    if (!b->sbuf || !b->rbuf || !b->din || !b->dout) {
+        fprintf(stderr, "coll_bench: out of memory for %ld-byte blocks\n", bytes);
+        MPI_Abort(MPI_COMM_WORLD, 5);
+    }
+    for (long j = 0; j < n; j++)
+        b->sbuf[j * bytes] = (char)((b->rank * 31 + j) % 128);
+    for (long k = 0; k < n * count; k++)
+        b->din[k] = b->rank + 1.0;
+}
+
+static int run_sized(const bench *b, int coll, long i, long *wrong)
+{
+    const int n = b->size, me = b->rank, bytes = (int)b->bytes;
+    const int count = bytes / 8 > 0 ? bytes / 8 : 1;
+    const double sum = (double)n * (n + 1) / 2;
+    char expect;
+    int rc = MPI_SUCCESS;
+    switch (coll) {
+    case COLL_S_BCAST:
+        if (me == 0)
+            b->rbuf[0] = (char)(i % 128);
+        rc = MPI_Bcast(b->rbuf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+        *wrong += rc == MPI_SUCCESS && b->rbuf[0] != (char)(i % 128);
+        break;
+    case COLL_S_REDUCE:
+        if (!HAVE_REDUCE)
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        rc = MPI_Reduce(b->din, b->dout, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        *wrong += rc == MPI_SUCCESS && me == 0 && b->dout[count - 1] != sum;
+        break;
+    case COLL_S_ALLREDUCE:
+        rc = MPI_Allreduce(b->din, b->dout, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        *wrong += rc == MPI_SUCCESS && b->dout[count - 1] != sum;
+        break;
+    case COLL_S_SCAN:
+        rc = MPI_Scan(b->din, b->dout, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        *wrong += rc == MPI_SUCCESS && b->dout[0] != (double)(me + 1) * (me + 2) / 2;
+        break;
+    case COLL_S_REDUCE_SCATTER:
+        rc = MPI_Reduce_scatter_block(b->din, b->dout, count, MPI_DOUBLE, MPI_SUM,
+                                      MPI_COMM_WORLD);
+        *wrong += rc == MPI_SUCCESS && b->dout[0] != sum;
+        break;
+    case COLL_S_GATHER:
+        rc = MPI_Gather(b->sbuf, bytes, MPI_BYTE, b->rbuf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+        expect = (char)((n - 1) * 31 % 128);   /* the last rank's block 0 */
+        *wrong += rc == MPI_SUCCESS && me == 0 && b->rbuf[(long)(n - 1) * bytes] != expect;
+        break;
+    case COLL_S_SCATTER:
+        rc = MPI_Scatter(b->sbuf, bytes, MPI_BYTE, b->rbuf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+        *wrong += rc == MPI_SUCCESS && b->rbuf[0] != (char)(me % 128);
+        break;
+    case COLL_S_ALLGATHER:
+        rc = MPI_Allgather(b->sbuf, bytes, MPI_BYTE, b->rbuf, bytes, MPI_BYTE, MPI_COMM_WORLD);
+        expect = (char)((n - 1) * 31 % 128);
+        *wrong += rc == MPI_SUCCESS && b->rbuf[(long)(n - 1) * bytes] != expect;
+        break;
+    case COLL_S_ALLTOALL: {
+        int q = (me + 1) % n;
+        rc = MPI_Alltoall(b->sbuf, bytes, MPI_BYTE, b->rbuf, bytes, MPI_BYTE, MPI_COMM_WORLD);
+        expect = (char)((q * 31 + me) % 128);
+        *wrong += rc == MPI_SUCCESS && b->rbuf[(long)q * bytes] != expect;
+        break;
+    }
+    }
+    return rc;
+}
+
 /* n operations back to back; the seconds this rank took. *err: the first
  * error code (the loop stops there: with errors returned, every rank gets
  * the same one from these calls); *wrong: results that were not right. */
@@ -138,6 +255,30 @@ static double run_loop(const bench *b, int coll, int mode, long n, int *err, lon
             *wrong += rc == MPI_SUCCESS && v != (int)(i & 0xffff);
             break;
         }
+        case COLL_IBARRIER: {
+            MPI_Request req;
+            rc = MPI_Ibarrier(MPI_COMM_WORLD, &req);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+            break;
+        }
+        case COLL_IALLREDUCE: {
+            MPI_Request req;
+            rc = MPI_Iallreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+            *wrong += rc == MPI_SUCCESS && total != sum_double;
+            break;
+        }
+        case COLL_IBCAST: {
+            MPI_Request req;
+            int v = b->rank == root ? (int)(i & 0xffff) : -1;
+            rc = MPI_Ibcast(&v, 1, MPI_INT, root, MPI_COMM_WORLD, &req);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+            *wrong += rc == MPI_SUCCESS && v != (int)(i & 0xffff);
+            break;
+        }
         case COLL_REDUCE: {
             if (!HAVE_REDUCE) {
                 rc = MPI_ERR_UNSUPPORTED_OPERATION;
@@ -148,6 +289,8 @@ static double run_loop(const bench *b, int coll, int mode, long n, int *err, lon
             *wrong += rc == MPI_SUCCESS && b->rank == root && out != sum_int;
             break;
         }
+        default:
+            rc = run_sized(b, coll, i, wrong);
         }
     }
     double t = now_s() - t0;
@@ -250,7 +393,7 @@ static result measure(const bench *b, int coll, int mode)
         if (v[runs] < v[best])
             best = runs;
     }
-    if (err == MPI_ERR_UNSUPPORTED_OPERATION && coll == COLL_REDUCE) {
+    if (err == MPI_ERR_UNSUPPORTED_OPERATION && (coll == COLL_REDUCE || coll == COLL_S_REDUCE)) {
         r.status = RESULT_NO_REDUCE;
         return r;
     }
@@ -273,20 +416,114 @@ static result measure(const bench *b, int coll, int mode)
 
 static void report(const bench *b, int coll, int mode)
 {
+    const char *root_name_of = root_name[mode];
     result r = measure(b, coll, mode);
     if (b->rank != 0)
         return;
+    char bytes[32];
+    if (mode == ROOT_BYTES) {   /* --test sizes: the root column is the block size */
+        snprintf(bytes, sizeof bytes, "%ld", b->bytes);
+        root_name_of = bytes;
+    }
     if (r.status == RESULT_TOO_SLOW)
-        printf("skip %-9s %-8s %5d too_slow %.3f\n", coll_name[coll], root_name[mode],
+        printf("skip %-9s %-8s %5d too_slow %.3f\n", coll_name[coll], root_name_of,
                b->size, 1e6 * r.slow);
     else if (r.status == RESULT_NO_REDUCE)
         printf("skip %-9s %-8s %5d n/a_MPI_Reduce_missing\n", coll_name[coll],
-               root_name[mode], b->size);
+               root_name_of, b->size);
     else
         printf("figure %-9s %-8s %5d %9ld %10.3f %10.3f %10.3f %10.3f\n", coll_name[coll],
-               root_name[mode], b->size, r.n, 1e6 * r.best, 1e6 * r.median,
+               root_name_of, b->size, r.n, 1e6 * r.best, 1e6 * r.median,
                1e6 * r.rank0, 1e6 * r.min);
     fflush(stdout);
+}
+
+/* ---- overlap of a nonblocking allreduce with computation ----------------------
+ *
+ * Wall-clock time per iteration of the whole job (all ranks, from a
+ * barrier to the end of another after n iterations, the maximum over the
+ * ranks) of
+ *   comm  MPI_Iallreduce of --overlap-bytes (doubles, MPI_SUM); MPI_Wait
+ *   comp  compute(c), a dependent floating-point loop, no MPI call
+ *   both  MPI_Iallreduce; compute(c); MPI_Wait
+ * with c calibrated so that comp takes about as long as comm. The
+ * overlap is the part of the shorter of the two hidden in `both`:
+ * (comm + comp - both) / min(comm, comp), 0 to 100 %. Measured per job,
+ * not per rank: with more ranks than cores, a rank's own clock also
+ * counts the others' turns on its core. */
+
+static double compute(long iters)
+{
+    double x = 1.0;
+    for (long k = 0; k < iters; k++)
+        x = x * 1.0000001 + 1e-9;
+    return x;
+}
+
+enum { OV_COMM, OV_COMP, OV_BOTH };
+
+static double wall_loop(const bench *b, int what, long n, long iters)
+{
+    long count = b->bytes / 8 > 0 ? b->bytes / 8 : 1;
+    volatile double sink = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now_s();
+    for (long i = 0; i < n; i++) {
+        MPI_Request req = MPI_REQUEST_NULL;
+        if (what != OV_COMP)
+            MPI_Iallreduce(b->din, b->dout, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                           &req);
+        if (what != OV_COMM)
+            sink += compute(iters);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = now_s() - t0;
+    (void)sink;
+    if (what != OV_COMP && b->dout[count - 1] != (double)b->size * (b->size + 1) / 2) {
+        fprintf(stderr, "coll_bench: overlap: wrong MPI_Iallreduce result\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    return max_over_ranks(t / (double)n);
+}
+
+static void report_overlap(bench *b)
+{
+    const options *o = b->opt;
+    b->bytes = o->overlap_bytes;
+    fill_sized(b);
+    long n = 2, iters = 1000;
+    double comm = wall_loop(b, OV_COMM, n, 0);
+    if (!o->quick) {
+        comm = wall_loop(b, OV_COMM, n, 0);
+        n = comm > 0 ? (long)(o->run_s / comm) : 1000;
+        n = n < 4 ? 4 : n > 100000 ? 100000 : n;
+        comm = wall_loop(b, OV_COMM, n, 0);
+        /* c: comp as long as comm (the decision is made on maxima: the
+         * same on every rank). */
+        for (int k = 0; k < 3; k++) {
+            double comp = wall_loop(b, OV_COMP, n, iters);
+            double scale = comp > 0 ? comm / comp : 2;
+            iters = (long)((double)iters * (scale > 100 ? 100 : scale));
+            iters = iters < 1 ? 1 : iters;
+        }
+    }
+    double best[3] = {0, 0, 0};
+    for (int rep = 0; rep < o->reps; rep++)
+        for (int w = OV_COMM; w <= OV_BOTH; w++) {
+            double t = wall_loop(b, w, n, w == OV_COMM ? 0 : iters);
+            if (rep == 0 || t < best[w])
+                best[w] = t;
+        }
+    double shorter = best[OV_COMM] < best[OV_COMP] ? best[OV_COMM] : best[OV_COMP];
+    double pct = shorter > 0 ? 100 * (best[OV_COMM] + best[OV_COMP] - best[OV_BOTH]) / shorter
+                             : 0;
+    pct = pct < 0 ? 0 : pct > 100 ? 100 : pct;
+    if (b->rank == 0) {
+        printf("overlap iallreduce %ld %5d %9ld %10.3f %10.3f %10.3f %6.1f\n", b->bytes,
+               b->size, n, 1e6 * best[OV_COMM], 1e6 * best[OV_COMP], 1e6 * best[OV_BOTH], pct);
+        fflush(stdout);
+    }
 }
 
 /* ---- options ---------------------------------------------------------------- */
@@ -303,6 +540,12 @@ static int parse_tests(const char *s, unsigned *tests)
             *tests |= TEST_ALLREDUCE;
         else if (strcmp(t, "rooted") == 0)
             *tests |= TEST_ROOTED;
+        else if (strcmp(t, "nb") == 0)
+            *tests |= TEST_NB;
+        else if (strcmp(t, "sizes") == 0)
+            *tests |= TEST_SIZES;
+        else if (strcmp(t, "overlap") == 0)
+            *tests |= TEST_OVERLAP;
         else if (strcmp(t, "all") == 0)
             *tests |= TEST_BARRIER | TEST_ALLREDUCE | TEST_ROOTED;
         else
@@ -315,7 +558,13 @@ static void usage(FILE *f, const char *prog)
 {
     fprintf(f,
         "usage: %s [options]   (any number of ranks)\n"
-        "  --test LIST      barrier,allreduce,rooted or all (default all)\n"
+        "  --test LIST      barrier,allreduce,rooted,nb,sizes,overlap or all\n"
+        "                   (default all: barrier,allreduce,rooted)\n"
+        "                   nb: MPI_Ibarrier, MPI_Iallreduce, MPI_Ibcast + MPI_Wait\n"
+        "                   (and MPI_Bcast, root 0); sizes: every collective\n"
+        "                   at each --sizes block size; overlap: see --overlap-bytes\n"
+        "  --sizes LIST     bytes per block for sizes (default 8,64,1024,16384)\n"
+        "  --overlap-bytes B  MPI_Iallreduce size of the overlap test (65536)\n"
         "  --time MS        target length of one timed run (default 100)\n"
         "  --reps N         timed runs per figure (default 3)\n"
         "  --budget-us US   give a figure up as too slow beyond this per\n"
@@ -329,7 +578,8 @@ static void usage(FILE *f, const char *prog)
 static int parse_options(int argc, char **argv, options *o, int rank)
 {
     *o = (options){.tests = TEST_BARRIER | TEST_ALLREDUCE | TEST_ROOTED, .run_s = 0.1,
-                   .reps = 3, .budget_s = 2e-3, .combo = 8};
+                   .reps = 3, .budget_s = 2e-3, .combo = 8,
+                   .sizes = {8, 64, 1024, 16384}, .nsizes = 4, .overlap_bytes = 65536};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
@@ -356,6 +606,20 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         } else if (strcmp(a, "--budget-us") == 0) {
             o->budget_s = atof(v) / 1e6;
             bad = !(o->budget_s > 0);
+        } else if (strcmp(a, "--sizes") == 0) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", v);
+            o->nsizes = 0;
+            for (char *t = strtok(buf, ","); t && !bad; t = strtok(NULL, ",")) {
+                long x = atol(t);
+                bad = x < 1 || x > (1L << 26) || o->nsizes == 16;
+                if (!bad)
+                    o->sizes[o->nsizes++] = x;
+            }
+            bad = bad || o->nsizes == 0;
+        } else if (strcmp(a, "--overlap-bytes") == 0) {
+            o->overlap_bytes = atol(v);
+            bad = o->overlap_bytes < 8 || o->overlap_bytes > (1L << 26);
         } else if (strcmp(a, "--combo") == 0) {
             o->combo = atoi(v);
             bad = o->combo < 1;
@@ -388,6 +652,9 @@ int main(int argc, char **argv)
         return parsed == 1 ? 0 : 2;
     }
     b.opt = &opt;
+    b.bytes = 0;
+    b.sbuf = b.rbuf = NULL;
+    b.din = b.dout = NULL;
     if (b.rank == 0) {
         printf("coll_bench: collectives among %d ranks\n", b.size);
         printf("library %s\n", library_name());
@@ -418,6 +685,31 @@ int main(int argc, char **argv)
             report(&b, COLL_ALLREDUCE, ROOT_NONE);
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     }
+    if (opt.tests & TEST_NB) {
+        /* Each beside its blocking form (barrier and allreduce come from
+         * their own tests). */
+        if (!(opt.tests & TEST_ROOTED))
+            report(&b, COLL_BCAST, ROOT_SAME);
+        report(&b, COLL_IBARRIER, ROOT_NONE);
+        report(&b, COLL_IALLREDUCE, ROOT_NONE);
+        report(&b, COLL_IBCAST, ROOT_SAME);
+    }
+    if (opt.tests & TEST_SIZES) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        for (int k = 0; k < opt.nsizes; k++) {
+            b.bytes = opt.sizes[k];
+            fill_sized(&b);
+            for (int c = COLL_S_BCAST; c < COLL_COUNT_; c++)
+                report(&b, c, ROOT_BYTES);
+        }
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
+    if (opt.tests & TEST_OVERLAP)
+        report_overlap(&b);
+    free(b.sbuf);
+    free(b.rbuf);
+    free(b.din);
+    free(b.dout);
     MPI_Finalize();
     return 0;
 }

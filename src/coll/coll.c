@@ -119,6 +119,7 @@ void coll_complete(coll_state *s, const coll_slot *mine)
 {
     s->err = MPI_SUCCESS;
     s->parallel = false;
+    s->nb_round = mine->nonblocking;
     atomic_store_explicit(&s->phase_err, MPI_SUCCESS, memory_order_relaxed);
     if (!groups_agree(s) && !slots_agree(s))
         return;
@@ -163,8 +164,7 @@ void coll_complete(coll_state *s, const coll_slot *mine)
     }
 }
 
-/* The slot of comm rank `me` (of `size`) for the arguments `a`. */
-static void slot_fill(coll_slot *m, const myr_coll_args *a, int me, int size)
+void coll_slot_fill(coll_slot *m, const myr_coll_args *a, int me, int size)
 {
     *m = (coll_slot){.kind = a->kind, .nonblocking = a->nonblocking, .root = a->root,
                      .a = a, .op = a->op, .count = a->count, .type = a->type};
@@ -227,8 +227,33 @@ static void slot_fill(coll_slot *m, const myr_coll_args *a, int me, int size)
     }
 }
 
+/* The common collectives of a communicator of one rank (a singleton job,
+ * MPI_COMM_SELF, a split that left one rank), done at once: there is
+ * nothing to agree on and nobody to wait for or wake, and a round's
+ * atomics and scratch copies cost several times what Open MPI's whole
+ * call does (issue 23). The caller checked the arguments. False: run the
+ * round as usual. */
+static bool run_alone(const myr_coll_args *a)
+{
+    switch (a->kind) {
+    case MYR_COLL_BARRIER:
+    case MYR_COLL_BCAST:
+        return true;
+    case MYR_COLL_REDUCE:
+    case MYR_COLL_ALLREDUCE:
+        if (a->sbuf != MPI_IN_PLACE && a->sbuf != a->rbuf && a->count > 0)
+            myr_datatype_transfer(a->rbuf, a->type, a->sbuf, a->type,
+                                  (size_t)a->count * a->type->size);
+        return true;
+    default:
+        return false;
+    }
+}
+
 int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why)
 {
+    if (myr_comm_size(comm) == 1 && run_alone(a))
+        return MPI_SUCCESS;
     coll_state *s = coll_state_of(comm, self);
     if (!s) {
         *why = "out of memory for the communicator's collective state";
@@ -240,13 +265,19 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const ch
      * and a copy would read back what was just written, narrow stores
      * with wide loads (a store-forwarding stall). */
     coll_slot *mine = &s->slots[me];
-    slot_fill(mine, a, me, s->size);
+    coll_slot_fill(mine, a, me, s->size);
     coll_round(s, self, me, mine);
     if (s->err != MPI_SUCCESS) {
         *why = s->why;
         return s->err;
     }
-    switch (a->kind) {
+    return coll_finish(s, self, me, mine, why);
+}
+
+int coll_finish(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
+                const char **why)
+{
+    switch (mine->kind) {
     case MYR_COLL_BARRIER:
         return MPI_SUCCESS;
     case MYR_COLL_BCAST:
@@ -273,8 +304,6 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const ch
     case MYR_COLL_SCAN:
     case MYR_COLL_EXSCAN:
         return coll_finish_scan(s, self, me, mine, why);
-    case MYR_COLL_KINDS_:
-        break;
     }
     return MPI_SUCCESS;
 }

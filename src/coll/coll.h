@@ -146,10 +146,12 @@ const char *myr_coll_name(myr_coll_kind kind, bool nonblocking);
 
 /* ---- nonblocking collectives (nbc.c) ------------------------------------ */
 
-/* A nonblocking collective is its blocking algorithm run by a ULT acting
- * for the calling rank: `fn` receives the communicator, the rank and the
- * engine's copy of the arguments, and returns as the myr_coll_* functions
- * do (MPI_SUCCESS, or an error class with *why saying what went wrong). */
+/* A nonblocking collective of an intracommunicator is a round of its
+ * blocking algorithm that no rank waits in (myr_coll_nb_start_coll); the
+ * others are their blocking algorithm run by a ULT acting for the calling
+ * rank: `fn` receives the communicator, the rank and the engine's copy of
+ * the arguments, and returns as the myr_coll_* functions do (MPI_SUCCESS,
+ * or an error class with *why saying what went wrong). */
 typedef int (*myr_coll_nb_fn)(MPI_Comm comm, myr_rank *self, void *args,
                               const char **why);
 /* Called once on the engine's copy of the arguments when the operation is
@@ -168,6 +170,13 @@ typedef void (*myr_coll_nb_cleanup)(void *args);
 int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
                       myr_coll_nb_fn fn, const void *args, size_t args_size,
                       myr_coll_nb_cleanup cleanup, MPI_Request *request)
+    __attribute__((warn_unused_result));
+/* myr_coll_nb_start for a collective of an intracommunicator (comm), run
+ * as a round: the copied arguments start with the myr_coll_args of the
+ * call (nonblocking set), checked as myr_coll_run wants them. */
+int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call,
+                           const void *args, size_t args_size,
+                           myr_coll_nb_cleanup cleanup, MPI_Request *request)
     __attribute__((warn_unused_result));
 /* Before a blocking collective on comm (every entry point that runs one,
  * communicator constructors included): wait until the nonblocking ones

@@ -73,7 +73,12 @@ typedef struct coll_waiter {
     _Alignas(32) _Atomic(myr_ult_t *) ult;   /* two per line, none straddling */
     _Atomic unsigned woken, delivered;
     int group;             /* the rank's group (fixed at creation) */
+    /* The rank's nonblocking operation in the current round (nbc.c), set
+     * before it arrives; NULL for a blocking arrival. Read by the
+     * completer only. */
+    void *nb;
 } coll_waiter;
+_Static_assert(sizeof(coll_waiter) == 32, "two waiters per line");
 
 typedef struct coll_state {
     /* Immutable once published. */
@@ -91,6 +96,14 @@ typedef struct coll_state {
     /* Written by the completer, read by every rank after the release. */
     _Alignas(MYR_CACHE_LINE) int err;
     bool parallel;         /* each rank does its share, then a second round */
+    /* The round is a nonblocking collective's (nbc.c): the completer does
+     * every rank's part alone, so nothing is shared out in parallel (but
+     * what only the ranks' own parts check: the v-forms) and no second
+     * round is taken. */
+    bool nb_round;
+    /* The completer woke every rank itself (nonblocking or failed
+     * rounds): the groups' leaders wake nobody. */
+    bool flat;
     char why[256];
     void *scratch;
     size_t scratch_cap;
@@ -132,6 +145,23 @@ static inline coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
 /* Take part in one round as comm rank `me`, with slot `mine`: returns after
  * the release, the completer's work (coll_complete) done. */
 void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine);
+/* Arrive at a round for the nonblocking operation `op` of comm rank `me`
+ * (any ULT may do it for the rank) and return without waiting. The
+ * arrival that completes the round does the completer's work, then, for
+ * every rank, its part (coll_finish) and coll_nb_round_done. */
+void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op);
+/* nbc.c, for the completer of a nonblocking round: operation `op`'s
+ * round is over with `err` (`why` is copied now: the next round rewrites
+ * it); op is linked in front of `done`, which is returned. Once it reads
+ * the round's state no more, the completer completes them all
+ * (coll_nb_complete_all: requests, queues, next operations). */
+void *coll_nb_round_done(void *op, int err, const char *why, void *done);
+void coll_nb_complete_all(void *done);
+/* A rank's part after the release (coll.c), as myr_coll_run does it. */
+int coll_finish(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
+                const char **why);
+/* Fill `m` from the arguments `a` of comm rank `me` of `size` (coll.c). */
+void coll_slot_fill(coll_slot *m, const myr_coll_args *a, int me, int size);
 /* The completer's work (coll.c): check the slots, then the collective's part. */
 void coll_complete(coll_state *s, const coll_slot *mine);
 static inline bool coll_is_rooted(int kind)
@@ -183,10 +213,11 @@ bool coll_scratch_reserve(coll_state *s, size_t bytes);
  * completer alone would make `blocks` copies or folds of `bytes` bytes in
  * all, while waking every rank once more costs about a kilobyte's copy per
  * rank. Decided from the data only, never from the number of workers, so
- * both paths run (and are tested) with any number of workers. */
+ * both paths run (and are tested) with any number of workers. Never in a
+ * nonblocking round: its completer does every rank's part itself. */
 static inline bool coll_worth_parallel(const coll_state *s, size_t blocks, size_t bytes)
 {
-    return s->size > 1 && blocks * 64 + bytes > 8192 + (size_t)s->size * 1024;
+    return !s->nb_round && s->size > 1 && blocks * 64 + bytes > 8192 + (size_t)s->size * 1024;
 }
 
 /* ---- the collectives' parts ---------------------------------------------

@@ -1,48 +1,53 @@
 /*
  * nbc.c — the engine of the nonblocking collectives (MPI_Ibarrier,
- * MPI_Ibcast, ..., MPI_Comm_idup): each runs its blocking algorithm on a
- * ULT acting for the calling rank, and its request completes when the
- * algorithm returns. Waiting inside the algorithm suspends that ULT only,
- * so the rank goes on computing meanwhile.
+ * MPI_Ibcast, ..., MPI_Comm_idup).
+ *
+ * Two kinds of operation:
+ *   rounds   a collective of an intracommunicator (myr_coll_nb_start_coll)
+ *            is a state machine driven by arrivals, with no ULT of its
+ *            own: starting it writes the rank's slot and arrives at the
+ *            communicator's round (round.c) without waiting; the last
+ *            rank to arrive, whichever call brought it there, does the
+ *            collective's work and every rank's part (copies into their
+ *            buffers), then completes every rank's request. A rank that
+ *            computes meanwhile finds its operation complete; one waiting
+ *            in MPI_Wait is resumed by that completion. The cost is the
+ *            blocking algorithm's plus a request.
+ *   runners  the others (intercommunicators, neighbourhood collectives,
+ *            MPI_Comm_idup) run their blocking algorithm on a ULT acting
+ *            for the rank (`fn`): waiting inside suspends that ULT only.
  *
  * Order. MPI requires the ranks of a communicator to start its
  * collectives, blocking and nonblocking together, in the same order. Each
  * rank keeps one FIFO per communicator (myr_coll_nb_queue, in its
  * myr_comm_local) of the operations it started there that have not
- * finished; the head is running. One ULT at a time, the *runner*, runs a
- * queue from its head until it is empty, then ends; a start that finds
- * the queue empty spawns a new runner. A blocking collective first waits
- * until the queue is empty (myr_coll_nb_drain). Hence at most one ULT of
- * a rank takes part in a communicator's collectives at any time, which is
- * what the algorithms of coll.c assume of a rank.
+ * finished; only the head is under way (arrived at its round, or run by a
+ * runner). Whoever finishes the head launches the next one: the
+ * completer of its round (on the rank's behalf: the arrival needs only
+ * the operation's copy of the arguments), or its runner. A start that
+ * finds the queue empty launches its operation itself. A blocking
+ * collective first waits until the queue is empty (myr_coll_nb_drain).
+ * Hence a rank takes part in at most one round of a communicator at a
+ * time, and at most one runner of a rank runs a communicator's
+ * collectives, which is what the algorithms of coll.c assume.
  *
- * States of an operation, and who moves it:
- *   queued   appended under the queue's lock by the starter (any ULT of
- *            the rank), `pending` incremented;
- *   running  it is the head: only the runner reads it, without the lock
- *            (a starter changes only the tail of a non-empty queue);
- *   finished the runner unlinks it under the lock, then decrements
- *            `pending` (sequentially consistent: drain waiters, wait.c);
- *   complete the runner completes its request (myr_request_complete
- *            notifies the rank) and drops the operation's reference to
- *            the communicator, after which it touches neither.
- * The runner that empties the queue clears `runner` under the lock; a
- * start after that spawns the next runner, while the old one may still be
- * completing its last request (it no longer touches the queue).
+ * Finishing an operation: its outcome is settled in its request (while
+ * the round's error message is still there), then under the queue's lock
+ * it is unlinked and the next one taken; `pending` is decremented
+ * (sequentially consistent: drain waiters, wait.c); the request is
+ * completed (myr_request_complete resumes MPI_Wait or notifies the rank);
+ * the next operation is launched; the operation's reference to the
+ * communicator goes last.
  *
  * Lifetimes. An operation holds its own reference to the communicator
  * handle (the queue lives in it), and the request another (released with
  * the request), so MPI_Comm_free with operations pending frees nothing
  * they use. Runners are detached ULTs: the runtime's finalize waits for
  * them, so the job's ranks outlive them.
- *
- * Several ULTs of one rank (its own, its runners on several
- * communicators, its tasks) may sleep on the rank's wait cell at once:
- * each has its own sleeper entry, every notification resumes them all,
- * and each re-checks its own condition (wait.c).
  */
-#include "coll/coll.h"
+#include "coll/coll_impl.h"
 #include "core/p2p.h"
+#include "ult/core_api.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,11 +58,39 @@ struct myr_coll_nb_op {
     MPI_Comm comm;                 /* a reference of its own */
     myr_rank *self;
     const char *call;
-    myr_coll_nb_fn fn;
+    myr_coll_nb_fn fn;             /* NULL: a round (args start with myr_coll_args) */
     myr_coll_nb_cleanup cleanup;
     struct myr_mpi_request *request;
+    struct myr_coll_nb_op *done;   /* the completer's list (coll_nb_round_done) */
+    bool cached;                   /* an OP_BLOCK from the workers' cache */
     max_align_t args[];            /* the starter's arguments, copied */
 };
+
+/* Operations come from the workers' block caches (ult/core_api.h; core/p2p.c
+ * uses caches 0 and 1), as requests do: malloc and free were a fifth of a
+ * nonblocking barrier's instructions. Blocks of OP_BLOCK bytes hold
+ * every collective's arguments (mpi/coll.c's copy); larger ones are
+ * malloc'd. */
+enum { CACHE_NB_OP = 2, OP_BLOCK = 384 };
+
+static struct myr_coll_nb_op *op_new(size_t args_size)
+{
+    size_t size = sizeof(struct myr_coll_nb_op) + args_size;
+    bool cached = size <= OP_BLOCK;
+    struct myr_coll_nb_op *op = cached ? myr_ult_cache_get(CACHE_NB_OP, OP_BLOCK)
+                                       : malloc(size);
+    if (op)
+        op->cached = cached;
+    return op;
+}
+
+static void op_free(struct myr_coll_nb_op *op)
+{
+    if (op->cached)
+        myr_ult_cache_put(CACHE_NB_OP, op, OP_BLOCK);
+    else
+        free(op);
+}
 
 static myr_coll_nb_queue *queue_of(MPI_Comm comm, myr_rank *self)
 {
@@ -78,54 +111,122 @@ static void settle(struct myr_mpi_request *r, const char *call, int err, const c
         snprintf(r->why, n, "%s: %s", call, what);
 }
 
-static void run_fn(struct myr_coll_nb_op *op)
+static void *runner_main(void *arg);
+static void launch(struct myr_coll_nb_op *op);
+
+/* myr_request_complete, but its resume one of a batch (the caller ends
+ * it): resuming the ranks one by one, each resume announced to the idle
+ * workers, woke a sleeper per rank to steal it. */
+static void complete_request(struct myr_mpi_request *r)
 {
-    const char *why = NULL;
-    int err = op->fn(op->comm, op->self, op->args, &why);
-    /* why may point into state the next collective on comm overwrites:
-     * copied now, before this rank takes part in another. */
-    settle(op->request, op->call, err, why);
+    myr_rank *owner = r->owner;  /* read before r may be freed */
+    myr_ult_t *waiter = atomic_exchange(&r->waiter, MYR_WAITER_CLAIMED);
+    if (waiter && waiter != MYR_WAITER_CLAIMED)
+        myr_ult_resume_batch_internal(waiter);
+    int old = atomic_fetch_or(&r->state, MYR_REQ_COMPLETE);
+    if (old & MYR_REQ_FREED)
+        myr_request_release(r);
+    myr_wait_notify(owner);
+}
+
+/* The operation is over (its request settled): unlink it, complete its
+ * request (a resume of a batch), launch the next one. */
+static void finish(struct myr_coll_nb_op *op)
+{
+    myr_coll_nb_queue *q = queue_of(op->comm, op->self);
     if (op->cleanup)
         op->cleanup(op->args);
+    myr_spin_lock(&q->lock);
+    struct myr_coll_nb_op *next = op->next;
+    q->head = next;
+    if (!next)
+        q->tail = NULL;
+    myr_spin_unlock(&q->lock);
+    atomic_fetch_sub(&q->pending, 1);
+    MPI_Comm comm = op->comm;
+    struct myr_mpi_request *request = op->request;
+    op_free(op);
+    complete_request(request);
+    if (next)
+        launch(next);
+    /* The next operation's reference keeps the queue alive; with none,
+     * this may free it. */
+    myr_comm_release(comm);
+}
+
+void *coll_nb_round_done(void *op_, int err, const char *why, void *done)
+{
+    struct myr_coll_nb_op *op = op_;
+    settle(op->request, op->call, err, why);
+    op->done = done;
+    return op;
+}
+
+void coll_nb_complete_all(void *done)
+{
+    for (struct myr_coll_nb_op *op = done, *next; op; op = next) {
+        next = op->done;
+        finish(op);
+    }
+    myr_ult_resume_batch_end();
+}
+
+/* Arrive at the round for the rank; the last arrival finishes it. */
+static void arrive(struct myr_coll_nb_op *op)
+{
+    coll_state *s = coll_state_of(op->comm, op->self);
+    if (!s) {
+        settle(op->request, op->call, MPI_ERR_NO_MEM,
+               "out of memory for the communicator's collective state");
+        finish(op);
+        myr_ult_resume_batch_end();
+        return;
+    }
+    int me = myr_comm_rank(op->comm, op->self);
+    coll_slot *mine = &s->slots[me];
+    coll_slot_fill(mine, (const myr_coll_args *)op->args, me, s->size);
+    coll_round_nb(s, me, mine, op);
+}
+
+/* Start the head of the queue: its round, or a runner. */
+static void launch(struct myr_coll_nb_op *op)
+{
+    if (!op->fn) {
+        arrive(op);
+        return;
+    }
+    /* A communicator of one rank never waits for another: run it now,
+     * without a ULT. So does a runner nobody can start (out of memory),
+     * rather than leave the queue stuck. */
+    if (myr_comm_size(op->comm) == 1 || myr_ult_spawn(NULL, runner_main, op) != MYR_OK)
+        runner_main(op);
 }
 
 static void *runner_main(void *arg)
 {
     struct myr_coll_nb_op *op = arg;
-    myr_rank *self = op->self;
-    myr_coll_nb_queue *q = queue_of(op->comm, self);
+    myr_coll_nb_queue *q = queue_of(op->comm, op->self);
     atomic_store_explicit(&q->runner, myr_ult_self_internal(), memory_order_relaxed);
-    while (op) {
-        run_fn(op);
-        myr_spin_lock(&q->lock);
-        struct myr_coll_nb_op *next = op->next;
-        q->head = next;
-        if (!next) {
-            q->tail = NULL;
-            atomic_store_explicit(&q->runner, NULL, memory_order_relaxed);
-        }
-        myr_spin_unlock(&q->lock);
-        atomic_fetch_sub(&q->pending, 1);
-        MPI_Comm comm = op->comm;
-        struct myr_mpi_request *request = op->request;
-        free(op);
-        myr_request_complete(request);
-        /* The next operation's reference keeps the queue alive; with none,
-         * this may free it. */
-        myr_comm_release(comm);
-        op = next;
-    }
+    const char *why = NULL;
+    int err = op->fn(op->comm, op->self, op->args, &why);
+    /* why may point into state the next collective on comm overwrites:
+     * copied now, before this rank takes part in another. */
+    settle(op->request, op->call, err, why);
+    atomic_store_explicit(&q->runner, NULL, memory_order_relaxed);
+    finish(op);   /* launches the next one: a round, or a runner of its own */
+    myr_ult_resume_batch_end();
     return NULL;
 }
 
-int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
-                      myr_coll_nb_fn fn, const void *args, size_t args_size,
-                      myr_coll_nb_cleanup cleanup, MPI_Request *request)
+static int start(MPI_Comm comm, myr_rank *self, const char *call, myr_coll_nb_fn fn,
+                 const void *args, size_t args_size, myr_coll_nb_cleanup cleanup,
+                 MPI_Request *request)
 {
-    struct myr_coll_nb_op *op = malloc(sizeof *op + args_size);
+    struct myr_coll_nb_op *op = op_new(args_size);
     struct myr_mpi_request *r = op ? myr_request_new(self, MYR_REQ_COLL) : NULL;
     if (!r) {
-        free(op);
+        if (op)
+            op_free(op);
         if (cleanup) {
             /* The starter's copy is the one to clean. */
             cleanup((void *)args);
@@ -134,7 +235,8 @@ int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
     }
     /* The header first: its assignment may cover the start of args. */
     *op = (struct myr_coll_nb_op){.next = NULL, .comm = comm, .self = self, .call = call,
-                                  .fn = fn, .cleanup = cleanup, .request = r};
+                                  .fn = fn, .cleanup = cleanup, .request = r,
+                                  .cached = op->cached};
     if (args_size)
         memcpy(op->args, args, args_size);
     myr_comm_retain(comm);
@@ -151,38 +253,26 @@ int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
     q->tail = op;
     atomic_fetch_add(&q->pending, 1);
     myr_spin_unlock(&q->lock);
+    /* Before the launch: the operation may complete, and its request be
+     * retired by another ULT of the rank, inside it. */
     *request = r;
-    if (!first)
-        return MPI_SUCCESS;
-    /* A communicator of one rank never waits for another: run it now,
-     * without a ULT (nothing else is queued). */
-    if (myr_comm_size(comm) == 1) {
-        runner_main(op);
-        return MPI_SUCCESS;
-    }
-    if (myr_ult_spawn(NULL, runner_main, op) == MYR_OK)
-        return MPI_SUCCESS;
-    /* No runner: take the operation back (nobody else has seen it, as it
-     * was alone in the queue) and report. */
-    myr_spin_lock(&q->lock);
-    q->head = op->next;
-    if (!q->head)
-        q->tail = NULL;
-    myr_spin_unlock(&q->lock);
-    /* A start racing with us may have queued behind op; it then found the
-     * queue non-empty and relies on a runner: give it one, or run inline. */
-    *request = MPI_REQUEST_NULL;
-    atomic_fetch_sub(&q->pending, 1);
-    struct myr_coll_nb_op *next = op->next;
-    if (cleanup)
-        cleanup(op->args);
-    free(op);
-    r->active = false;
-    myr_request_release(r);
-    myr_comm_release(comm);
-    if (next)
-        runner_main(next);
-    return MPI_ERR_NO_MEM;
+    if (first)
+        launch(op);
+    return MPI_SUCCESS;
+}
+
+int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
+                      myr_coll_nb_fn fn, const void *args, size_t args_size,
+                      myr_coll_nb_cleanup cleanup, MPI_Request *request)
+{
+    return start(comm, self, call, fn, args, args_size, cleanup, request);
+}
+
+int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call,
+                           const void *args, size_t args_size,
+                           myr_coll_nb_cleanup cleanup, MPI_Request *request)
+{
+    return start(comm, self, call, NULL, args, args_size, cleanup, request);
 }
 
 static bool queue_empty(void *arg)

@@ -330,6 +330,104 @@ bool coll_scratch_reserve(coll_state *s, size_t bytes)
     return true;
 }
 
+/* A rank's arrival: its slot written and checked against its group's
+ * first arrival's, then its group's counter and, for the group's last
+ * arrival (*leader), the top counter. Returns whether this arrival
+ * completed the round: the caller is then the completer (round_release).
+ * Whoever resumes the rank (w->ult) or finishes its operation (w->nb) is
+ * set before, published by the arrival (acq_rel chain). */
+static inline __attribute__((always_inline)) bool
+round_arrive(coll_state *s, int me, const coll_slot *mine, bool *leader)
+{
+    coll_waiter *w = &s->waiters[me];
+    coll_group *grp = &s->groups[w->group];
+    *leader = false;
+    if (mine) {
+        if (mine != &s->slots[me])
+            s->slots[me] = *mine;
+        /* Check against the group's first arrival (whose slot was written
+         * before its CAS), or become it. */
+        int ref = atomic_load_explicit(&grp->ref, memory_order_acquire);
+        if (ref < 0 && atomic_compare_exchange_strong_explicit(
+                           &grp->ref, &ref, me, memory_order_acq_rel, memory_order_acquire))
+            ref = me;
+        if (ref != me && !coll_slots_match(&s->slots[ref], mine))
+            atomic_store_explicit(&grp->mismatch, true, memory_order_relaxed);
+    }
+    if (atomic_fetch_add_explicit(&grp->arrived, 1, memory_order_acq_rel) != grp->size - 1)
+        return false;
+    *leader = true;
+    atomic_store_explicit(&grp->arrived, 0, memory_order_relaxed);
+    atomic_store_explicit(&grp->leader, me, memory_order_relaxed);
+    grp->checked_ref = atomic_load_explicit(&grp->ref, memory_order_relaxed);
+    grp->checked_mismatch = atomic_load_explicit(&grp->mismatch, memory_order_relaxed);
+    atomic_store_explicit(&grp->ref, -1, memory_order_relaxed);
+    atomic_store_explicit(&grp->mismatch, false, memory_order_relaxed);
+    if (atomic_fetch_add_explicit(&s->top_arrived, 1, memory_order_acq_rel) != s->ngroups - 1)
+        return false;
+    atomic_store_explicit(&s->top_arrived, 0, memory_order_relaxed);
+    return true;
+}
+
+/* The completer of a round in which some rank did not wait for it (a
+ * nonblocking collective), or that failed: it wakes every blocking rank
+ * and does every nonblocking rank's part itself (a rank that computes
+ * meanwhile finds its operation complete), then completes their requests
+ * once it no longer reads the round's state. A nonblocking round's parts
+ * are copies out of scratch (nothing is shared out, see nb_round), but
+ * for the v-forms, whose shares all go first: a share may read any other
+ * rank's buffers, and a request completed lets its rank reuse them. */
+static void release_flat(coll_state *s, int me, unsigned gen)
+{
+    int n = s->size;
+    void *done = NULL;
+    bool shares = s->err == MPI_SUCCESS && s->parallel;
+    for (int r = 0; shares && r < n; r++) {
+        const char *why = NULL;
+        if (s->waiters[r].nb)
+            (void)coll_finish(s, coll_state_rank(s, r), r, &s->slots[r], &why);
+    }
+    for (int r = 0; r < n; r++) {
+        void *op = s->waiters[r].nb;
+        if (!op) {
+            if (r != me)
+                wake_ahead(s, r, gen, false);
+            continue;
+        }
+        const char *why = NULL;
+        int err = s->err;
+        if (err != MPI_SUCCESS)
+            why = s->why;
+        else if (shares)
+            err = atomic_load_explicit(&s->phase_err, memory_order_relaxed), why = s->phase_why;
+        else
+            err = coll_finish(s, coll_state_rank(s, r), r, &s->slots[r], &why);
+        done = coll_nb_round_done(op, err, why, done);
+    }
+    myr_ult_resume_batch_end();
+    coll_nb_complete_all(done);
+}
+
+/* The completer's part: the collective's work, the release, the wake-ups
+ * (a tree when every rank waits in the round, see the model). */
+static void round_release(coll_state *s, int me, const coll_slot *mine, unsigned gen)
+{
+    int g = s->waiters[me].group;
+    if (mine)
+        coll_complete(s, mine);
+    bool flat = mine && (mine->nonblocking || s->err != MPI_SUCCESS);
+    s->flat = flat;
+    atomic_store_explicit(&s->release, gen + 1, memory_order_release);
+    if (flat) {
+        release_flat(s, me, gen);
+        return;
+    }
+    for (int h = 0; h < s->ngroups; h++)
+        if (h != g)
+            wake(s, atomic_load_explicit(&s->groups[h].leader, memory_order_relaxed), gen);
+    wake_group(s, &s->groups[g], me, gen);
+}
+
 /* `mine` NULL: a plain barrier (no slot written, no completer work, so
  * ranks may still read the previous round's slots).
  *
@@ -356,44 +454,13 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
 {
     unsigned gen = atomic_load_explicit(&s->release, memory_order_acquire);
     coll_waiter *w = &s->waiters[me];
-    int g = w->group;
-    coll_group *grp = &s->groups[g];
-    if (mine) {
-        if (mine != &s->slots[me])
-            s->slots[me] = *mine;
-        /* Check against the group's first arrival (whose slot was written
-         * before its CAS), or become it. */
-        int ref = atomic_load_explicit(&grp->ref, memory_order_acquire);
-        if (ref < 0 && atomic_compare_exchange_strong_explicit(
-                           &grp->ref, &ref, me, memory_order_acq_rel, memory_order_acquire))
-            ref = me;
-        if (ref != me && !coll_slots_match(&s->slots[ref], mine))
-            atomic_store_explicit(&grp->mismatch, true, memory_order_relaxed);
-    }
-    /* Published to the resumer by the arrival below (acq_rel chain). */
+    coll_group *grp = &s->groups[w->group];
+    w->nb = NULL;
     atomic_store_explicit(&w->ult, myr_ult_self_internal(), memory_order_relaxed);
-    bool leader = false;
-    if (atomic_fetch_add_explicit(&grp->arrived, 1, memory_order_acq_rel) == grp->size - 1) {
-        leader = true;
-        atomic_store_explicit(&grp->arrived, 0, memory_order_relaxed);
-        atomic_store_explicit(&grp->leader, me, memory_order_relaxed);
-        grp->checked_ref = atomic_load_explicit(&grp->ref, memory_order_relaxed);
-        grp->checked_mismatch = atomic_load_explicit(&grp->mismatch, memory_order_relaxed);
-        atomic_store_explicit(&grp->ref, -1, memory_order_relaxed);
-        atomic_store_explicit(&grp->mismatch, false, memory_order_relaxed);
-        if (atomic_fetch_add_explicit(&s->top_arrived, 1, memory_order_acq_rel) ==
-            s->ngroups - 1) {
-            atomic_store_explicit(&s->top_arrived, 0, memory_order_relaxed);
-            if (mine)
-                coll_complete(s, mine);
-            atomic_store_explicit(&s->release, gen + 1, memory_order_release);
-            for (int h = 0; h < s->ngroups; h++)
-                if (h != g)
-                    wake(s, atomic_load_explicit(&s->groups[h].leader, memory_order_relaxed),
-                         gen);
-            wake_group(s, grp, me, gen);
-            return;
-        }
+    bool leader;
+    if (round_arrive(s, me, mine, &leader)) {
+        round_release(s, me, mine, gen);
+        return;
     }
     if (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1) {
         myr_wait_note_set(self, &(myr_wait_note){.kind = MYR_WAIT_COLLECTIVE, .what = s,
@@ -403,7 +470,9 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
         while (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1);
         myr_wait_note_clear(self);
     }
-    if (grp->chain && !leader)
+    /* Written before the release, which the wake-up follows. */
+    bool flat = s->flat;
+    if (grp->chain && !leader && !flat)
         wake_next(s, grp, me, gen);
     for (unsigned spins = 0;
          atomic_load_explicit(&w->delivered, memory_order_acquire) != gen + 1; spins++) {
@@ -412,7 +481,7 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
         else
             sched_yield();   /* the resumer's kernel thread was preempted */
     }
-    if (leader)
+    if (leader && !flat)
         wake_group(s, grp, me, gen);
 }
 
@@ -421,8 +490,19 @@ void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
     round_body(s, self, me, mine);
 }
 
+void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op)
+{
+    unsigned gen = atomic_load_explicit(&s->release, memory_order_acquire);
+    s->waiters[me].nb = op;
+    bool leader;
+    if (round_arrive(s, me, mine, &leader))
+        round_release(s, me, mine, gen);
+}
+
 int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
 {
+    if (myr_comm_size(comm) == 1)
+        return MPI_SUCCESS;   /* alone: nobody to wait for (coll.c, run_alone) */
     coll_state *s = coll_state_of(comm, self);
     if (!s) {
         *why = "out of memory for the communicator's collective state";
@@ -447,7 +527,10 @@ int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
 
 int coll_round_end_phase(coll_state *s, myr_rank *self, int me, const char **why)
 {
-    coll_round(s, self, me, NULL);
+    /* A nonblocking round's completer does every share before it reads
+     * the phase's error (release_flat). */
+    if (!s->nb_round)
+        coll_round(s, self, me, NULL);
     int err = atomic_load_explicit(&s->phase_err, memory_order_relaxed);
     if (err != MPI_SUCCESS)
         *why = s->phase_why;

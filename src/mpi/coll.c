@@ -416,16 +416,11 @@ static int coll_call(const char *call, MPI_Comm comm, const myr_coll_args *a)
  * order with the rank's other collectives on the communicator. */
 
 typedef struct nb_args {
-    myr_coll_args a;
+    myr_coll_args a;       /* first: myr_coll_nb_start_coll reads it there */
     int n;                 /* the arrays' length */
     void *arrays;          /* the copies the pointers of `a` point into */
     const char *call;
 } nb_args;
-
-static int nb_run(MPI_Comm comm, myr_rank *self, void *args, const char **why)
-{
-    return myr_coll_run(comm, self, &((nb_args *)args)->a, why);
-}
 
 /* On an intercommunicator the blocking algorithm checks its arguments as
  * it goes (intercoll.c): here on a copy of the handle that returns errors,
@@ -637,9 +632,19 @@ static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args
     nb_types(&c.a, n, retain_type);
     if (c.a.op != MPI_OP_NULL)   /* the user may free it before completion */
         myr_op_retain(c.a.op);
+    /* Nothing to release at completion (no array, only predefined types
+     * and op, the usual case): no cleanup call. */
+    bool plain = !c.arrays && !c.a.stypes && !c.a.rtypes &&
+                 (c.a.op == MPI_OP_NULL || c.a.op->kind != MYR_OP_USER);
+    MPI_Datatype one[] = {c.a.stype, c.a.rtype, c.a.type};
+    for (int i = 0; i < 3 && plain; i++)
+        plain = one[i] == MPI_DATATYPE_NULL || one[i]->predefined;
+    myr_coll_nb_cleanup cleanup = plain ? NULL : nb_cleanup;
     /* On failure the engine has already called nb_cleanup. */
-    if ((err = myr_coll_nb_start(comm, self, call, inter ? nb_run_inter : nb_run, &c, sizeof c,
-                                 nb_cleanup, request)))
+    if ((err = inter ? myr_coll_nb_start(comm, self, call, nb_run_inter, &c, sizeof c,
+                                         cleanup, request)
+                     : myr_coll_nb_start_coll(comm, self, call, &c, sizeof c, cleanup,
+                                              request)))
         return myr_mpi_error(comm, err, call, "out of memory for a nonblocking collective");
     return MPI_SUCCESS;
 }

@@ -4,6 +4,7 @@
  * each bad argument. Usage: nbc_calls CASE. Any number of ranks. */
 #include <mpi.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "../check.h"
 
@@ -573,6 +574,180 @@ static void rank_computes_while_the_collective_proceeds(void)
     CHECK(v == n - 1 && acc > 10 && tests > 0);
 }
 
+/* Many operations of every common kind outstanding at once on three
+ * communicators (the world, a duplicate, the even and odd halves), each
+ * communicator's started in the same order by all its ranks but the
+ * communicators interleaved differently by even and odd ranks, with
+ * blocking collectives between them; then polled with MPI_Test (and
+ * waited for in reverse order). Every payload is checked exactly. */
+enum { MIX_KINDS = 7 };
+
+typedef struct mix_slot {
+    MPI_Request req;
+    int kind, root;
+    int v[4];
+    int *many;          /* allgather/alltoall: n entries each way */
+    int *out;
+} mix_slot;
+
+static void mix_start(mix_slot *m, int kind, int i, MPI_Comm comm)
+{
+    int n, me;
+    CHECK_OK(MPI_Comm_size(comm, &n));
+    CHECK_OK(MPI_Comm_rank(comm, &me));
+    m->kind = kind;
+    m->root = i % n;
+    m->many = m->out = NULL;
+    switch (kind) {
+    case 0:
+        CHECK_OK(MPI_Ibarrier(comm, &m->req));
+        break;
+    case 1:
+        for (int k = 0; k < 4; k++)
+            m->v[k] = me == m->root ? i * 10 + k : -1;
+        CHECK_OK(MPI_Ibcast(m->v, 4, MPI_INT, m->root, comm, &m->req));
+        break;
+    case 2:
+        m->v[0] = me + i;
+        m->v[1] = -me;
+        CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, m->v, 2, MPI_INT, MPI_SUM, comm, &m->req));
+        break;
+    case 3:
+        m->v[0] = me;
+        m->v[1] = -1;
+        CHECK_OK(MPI_Ireduce(&m->v[0], &m->v[1], 1, MPI_INT, MPI_MAX, m->root, comm,
+                             &m->req));
+        break;
+    case 4:
+        m->v[0] = me + 1;
+        CHECK_OK(MPI_Iscan(&m->v[0], &m->v[1], 1, MPI_INT, MPI_SUM, comm, &m->req));
+        break;
+    case 5:
+        m->many = malloc((size_t)n * sizeof(int));
+        CHECK(m->many);
+        m->v[0] = me * 3 + i;
+        CHECK_OK(MPI_Iallgather(&m->v[0], 1, MPI_INT, m->many, 1, MPI_INT, comm, &m->req));
+        break;
+    default:
+        m->many = malloc((size_t)n * sizeof(int));
+        m->out = malloc((size_t)n * sizeof(int));
+        CHECK(m->many && m->out);
+        for (int q = 0; q < n; q++)
+            m->many[q] = me * 1000 + q + i;
+        CHECK_OK(MPI_Ialltoall(m->many, 1, MPI_INT, m->out, 1, MPI_INT, comm, &m->req));
+    }
+}
+
+static void mix_check(mix_slot *m, int i, MPI_Comm comm)
+{
+    int n, me;
+    CHECK_OK(MPI_Comm_size(comm, &n));
+    CHECK_OK(MPI_Comm_rank(comm, &me));
+    long long tri = (long long)n * (n - 1) / 2;
+    switch (m->kind) {
+    case 1:
+        for (int k = 0; k < 4; k++)
+            CHECK(m->v[k] == i * 10 + k);
+        break;
+    case 2:
+        CHECK(m->v[0] == tri + (long long)n * i && m->v[1] == -tri);
+        break;
+    case 3:
+        if (me == m->root)
+            CHECK(m->v[1] == n - 1);
+        else
+            CHECK(m->v[1] == -1);
+        break;
+    case 4:
+        CHECK(m->v[1] == (me + 1) * (me + 2) / 2);
+        break;
+    case 5:
+        for (int q = 0; q < n; q++)
+            CHECK(m->many[q] == q * 3 + i);
+        break;
+    case 6:
+        for (int q = 0; q < n; q++)
+            CHECK(m->out[q] == q * 1000 + me + i);
+        break;
+    }
+    free(m->many);
+    free(m->out);
+}
+
+static void outstanding_mix_on_several_communicators(void)
+{
+    int n = world_size(), me = world_rank();
+    MPI_Comm comms[3];
+    comms[0] = MPI_COMM_WORLD;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comms[1]));
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &comms[2]));
+    int per = n > 100 ? 6 : 24;   /* per communicator and round */
+    mix_slot *slots = malloc((size_t)(3 * per) * sizeof *slots);
+    CHECK(slots);
+    for (int round = 0; round < 3; round++) {
+        /* Even ranks go through the communicators 0, 1, 2, odd ones 2, 1,
+         * 0, one operation at a time: only the order within each is fixed. */
+        for (int i = 0; i < per; i++)
+            for (int c = 0; c < 3; c++) {
+                int cc = me % 2 ? 2 - c : c;
+                mix_start(&slots[cc * per + i], (i + round + cc) % MIX_KINDS, i + round,
+                          comms[cc]);
+            }
+        /* A blocking collective on each, behind its pending ones (in
+         * the same order everywhere: blocking calls wait for each other). */
+        for (int cc = 0; cc < 3; cc++) {
+            int csize, sum = 1;
+            CHECK_OK(MPI_Comm_size(comms[cc], &csize));
+            CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_INT, MPI_SUM, comms[cc]));
+            CHECK(sum == csize);
+        }
+        if (round == 1) {
+            /* The blocking ones drained them: all complete. */
+            for (int k = 0; k < 3 * per; k++) {
+                int flag = 0;
+                CHECK_OK(MPI_Test(&slots[k].req, &flag, MPI_STATUS_IGNORE));
+                CHECK(flag && slots[k].req == MPI_REQUEST_NULL);
+            }
+        } else {
+            for (int k = 3 * per - 1; k >= 0; k--)
+                CHECK_OK(MPI_Wait(&slots[k].req, MPI_STATUS_IGNORE));
+        }
+        for (int c = 0; c < 3; c++)
+            for (int i = 0; i < per; i++)
+                mix_check(&slots[c * per + i], i + round, comms[c]);
+    }
+    free(slots);
+    CHECK_OK(MPI_Comm_free(&comms[1]));
+    CHECK_OK(MPI_Comm_free(&comms[2]));
+}
+
+/* A rank blocked in a receive still lets its queued collectives go on:
+ * the ranks start two barriers; rank 0 then waits for a message that
+ * rank n-1 sends only once its second barrier is complete, which needs
+ * rank 0's second barrier to have arrived while rank 0 sits in MPI_Recv. */
+static void queued_operations_progress_while_the_rank_blocks(void)
+{
+    int n = world_size(), me = world_rank(), last = n - 1;
+    if (n == 1)
+        return;
+    MPI_Request reqs[3];
+    int v = me == 0 ? 5 : -1;
+    CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[0]));
+    CHECK_OK(MPI_Ibcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD, &reqs[1]));
+    CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[2]));
+    if (me == 0) {
+        int word;
+        CHECK_OK(MPI_Recv(&word, 1, MPI_INT, last, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(word == 77);
+    } else if (me == last) {
+        CHECK_OK(MPI_Wait(&reqs[2], MPI_STATUS_IGNORE));
+        int word = 77;
+        CHECK_OK(MPI_Send(&word, 1, MPI_INT, 0, 3, MPI_COMM_WORLD));
+    }
+    CHECK_OK(MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE));
+    CHECK(v == 5);
+}
+
 static const test_case cases[] = {
     {"ibarrier_completes_only_when_all_arrive", ibarrier_completes_only_when_all_arrive},
     {"ibcast_from_every_root", ibcast_from_every_root},
@@ -595,6 +770,9 @@ static const test_case cases[] = {
     {"idup_of_an_intercommunicator", idup_of_an_intercommunicator},
     {"rank_computes_while_the_collective_proceeds",
      rank_computes_while_the_collective_proceeds},
+    {"outstanding_mix_on_several_communicators", outstanding_mix_on_several_communicators},
+    {"queued_operations_progress_while_the_rank_blocks",
+     queued_operations_progress_while_the_rank_blocks},
 };
 
 int main(int argc, char **argv)
