@@ -73,8 +73,10 @@ int myr_initialized(void);
  * and its resources are released when it ends. It is made ready on the
  * calling worker (spawn) or on worker `worker` (spawn_on); idle workers may
  * steal it from there. A ULT placed with spawn_on is anchored there: each
- * resume makes it ready on that worker again, even after a thief ran it.
- * Callable from any thread, worker or not. */
+ * resume makes it ready on that worker again, even after a thief ran it,
+ * unless the thief took it from a worker that had run one ULT for
+ * MYR_STEAL_DELAY_US (it computes, or its thread was not running): the ULT
+ * is then anchored to the thief. Callable from any thread, worker or not. */
 int myr_ult_spawn(myr_ult_t **out, myr_ult_fn fn, void *arg);
 int myr_ult_spawn_on(int worker, myr_ult_t **out, myr_ult_fn fn, void *arg);
 

@@ -44,7 +44,17 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "to refill before it steals from another worker. Ranks that wait for "
         "each other (collectives, exchanges) are usually woken within that "
         "time on their own worker; stealing them sooner moves them, and the "
-        "cache lines they use, to another core. 0 steals at once."},
+        "cache lines they use, to another core. 0 steals at once. Also how "
+        "long a worker may hold its one ready ULT without running it (it runs "
+        "another ULT all along, or its thread is preempted) before another "
+        "worker takes it; a rank taken so may stay there (docs/ult.md)."},
+    [MYR_ENV_PLACE] = {
+        "MYR_PLACE", "auto",
+        "Where ranks start. `auto`: a job of two ranks starts with both on "
+        "one worker (a message between them is then a switch, not a wake-up "
+        "of another core; if they compute, the scheduler spreads them within "
+        "`MYR_STEAL_DELAY_US`), larger jobs in blocks of consecutive ranks, "
+        "one block per worker. `spread`: blocks for every job."},
     [MYR_ENV_NRANKS] = {
         "MYR_NRANKS", "1",
         "Number of MPI ranks the program starts (set by `mpiexec -n`; a "

@@ -18,6 +18,7 @@ typedef enum myr_env_id {
     MYR_ENV_BIND,
     MYR_ENV_SPIN_US,
     MYR_ENV_STEAL_DELAY_US,
+    MYR_ENV_PLACE,
     MYR_ENV_NRANKS,
     MYR_ENV_TAG_OUTPUT,
     MYR_ENV_MPIEXEC_TIMEOUT,

@@ -241,7 +241,11 @@ static bool run_alone(const myr_coll_args *a)
         return true;
     case MYR_COLL_REDUCE:
     case MYR_COLL_ALLREDUCE:
-        if (a->sbuf != MPI_IN_PLACE && a->sbuf != a->rbuf && a->count > 0)
+        if (a->sbuf == MPI_IN_PLACE || a->sbuf == a->rbuf || a->count <= 0)
+            return true;
+        if (a->type->contig)
+            memcpy(a->rbuf, a->sbuf, (size_t)a->count * a->type->size);
+        else
             myr_datatype_transfer(a->rbuf, a->type, a->sbuf, a->type,
                                   (size_t)a->count * a->type->size);
         return true;

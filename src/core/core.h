@@ -529,11 +529,21 @@ static inline myr_rank *myr_rank_self(void)
 /* Allocate the job's ranks (not started). 0 on success. */
 int myr_job_create(int nranks);
 
+/* Jobs of at most this many ranks start on one worker (MYR_PLACE: 2 by
+ * default, 0 with `spread`); set by myr_job_create. */
+extern int myr_job_pack_max;
+
 /* The worker (of `workers`) that job rank `rank` (of `size`) is started
  * on and anchored to (launch/rank_start.c): blocks of consecutive ranks,
- * so that neighbours share a worker. */
+ * so that neighbours share a worker. A job of two ranks starts on one
+ * worker: a pair that communicates more than it computes stays there (a
+ * message is then a switch, not a wake-up of another core, which a loaded
+ * machine delays by microseconds), and one that computes is spread by
+ * the scheduler (ult/sched.c, "Stuck workers") within a steal delay. */
 static inline int myr_job_worker_of(long rank, long size, int workers)
 {
+    if (size <= myr_job_pack_max)
+        return 0;
     return (int)(rank * workers / size);
 }
 void myr_job_destroy(void);

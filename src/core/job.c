@@ -1,10 +1,26 @@
 /* job.c — the ranks of this OS process. */
 #include "core/core.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
+
 myr_job myr_the_job;
+int myr_job_pack_max = 2;
+
+/* MYR_PLACE (base/env.c). */
+static int pack_max_from_env(void)
+{
+    const char *v = myr_env_get(MYR_ENV_PLACE);
+    if (!v || strcmp(v, "auto") == 0)
+        return 2;
+    if (strcmp(v, "spread") == 0)
+        return 0;
+    fprintf(stderr, "myriad: MYR_PLACE=%s is not `auto` or `spread`; using auto\n", v);
+    return 2;
+}
 
 int myr_job_create(int nranks)
 {
@@ -20,6 +36,7 @@ int myr_job_create(int nranks)
         ranks[i].world_local.errhandler = MPI_ERRORS_ARE_FATAL;
         ranks[i].self_local.errhandler = MPI_ERRORS_ARE_FATAL;
     }
+    myr_job_pack_max = pack_max_from_env();
     myr_the_job.size = nranks;
     myr_the_job.ranks = ranks;
     atomic_init(&myr_the_job.finalize_arrived, 0);

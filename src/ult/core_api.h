@@ -100,9 +100,17 @@ static inline int myr_ult_resume_batch_internal(myr_ult_t *ult)
     return myr_ult_resume_slow(ult);
 }
 
+/* Only a batch that queued something on this worker's deque looks for a
+ * sleeper to wake: a futex wake-up costs the caller microseconds, and the
+ * woken worker then spins for work that does not exist (issue 23: a
+ * collective of one rank paid 2-36 us per call for it). Work queued in
+ * another worker's inbox was announced by myr_sched_make_ready already.
+ * No switch happens within a batch, so this is the worker of its pushes. */
 static inline void myr_ult_resume_batch_end(void)
 {
-    myr_sched_notify_idle();
+    myr_worker *w = myr_worker_current();
+    if (w && w->batch_pushed)
+        myr_sched_batch_end_slow(w);
 }
 
 /* A hint that `ult`, just resumed, is about to run on this worker: start

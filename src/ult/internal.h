@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include "arch/context.h"
 #include "arch/cpu.h"
@@ -117,6 +118,21 @@ typedef struct myr_worker {
     /* 1 while the worker is in its scheduler looking for work: thieves
      * then leave its inbox to it (locality). */
     _Atomic int looking;
+    /* Progress, read by thieves (sched.c, "Stuck workers"): advanced by
+     * the owner at every ULT it starts and while it looks for work. A
+     * count that stands still means one ULT has run all along, or the
+     * kernel thread has not run. Its own line: thieves poll it. */
+    _Alignas(MYR_CACHE_LINE) _Atomic unsigned long turns;
+    /* Single ready ULTs queued here without waking anybody (notify_local):
+     * while this moves, a watcher keeps watching. */
+    _Atomic unsigned long quiet_pushes;
+    /* Live ULTs anchored here (spawn_on, or moved here by a thief). */
+    _Atomic int anchored;
+    /* This worker's kernel thread's CPU-time clock, for thieves to tell a
+     * worker that computes from one that is not running (sched.c);
+     * cpu_clock_set says it is there to read. */
+    clockid_t cpu_clock;
+    _Atomic bool cpu_clock_set;
     /* Owner-only fields. */
     _Alignas(MYR_CACHE_LINE) myr_ult *current;
     int *errno_loc;                   /* this kernel thread's errno */
@@ -126,6 +142,15 @@ typedef struct myr_worker {
     myr_ult *free_ults;
     unsigned nfree_ults;
     myr_block_cache caches[MYR_ULT_NCACHES];
+    /* A batch's quiet resume queued a ULT here and no sleeper was told
+     * yet: a batch that made nothing ready (a collective of one rank)
+     * then wakes nobody. */
+    bool batch_pushed;
+    /* What this worker, as a thief, last saw of each worker's turns, when
+     * the count last moved, and when it last looked (sched.c). */
+    unsigned long *seen_turns;
+    long *seen_ns, *looked_ns;
+    unsigned long seen_quiet;         /* sum of quiet_pushes at the last look */
     unsigned rng;
     int index;
     pthread_t thread;
@@ -149,6 +174,9 @@ typedef struct myr_runtime {
     myr_ult *main_ult;
     pthread_t main_thread;
     _Alignas(MYR_CACHE_LINE) _Atomic int n_sleeping;
+    /* Workers looking for work or in a timed sleep: they will take a
+     * stuck worker's single ready ULT (sched.c, "Stuck workers"). */
+    _Atomic int watchers;
     /* Adopted kernel threads (external.c) that exist and are not
      * suspended: while any does, the runtime is not quiescent. */
     _Atomic int externals_running;
@@ -208,8 +236,11 @@ void myr_external_wake(myr_ult *u);
 void myr_sched_loop(myr_worker *w);
 void myr_sched_make_ready(myr_ult *u);
 /* The same, except that a ULT queued on the caller's own deque wakes no
- * sleeper: the caller calls myr_sched_notify_idle once after a batch. */
+ * sleeper: the caller calls myr_sched_batch_end once after a batch. */
 void myr_sched_make_ready_quiet(myr_ult *u);
+/* After a batch of myr_sched_make_ready_quiet on worker w, when one of them
+ * queued a ULT on w's deque (w->batch_pushed): wake a sleeper to steal. */
+void myr_sched_batch_end_slow(myr_worker *w);
 void myr_sched_notify_idle(void);
 void myr_sched_wake(myr_worker *w);
 void myr_sched_wake_all(void);

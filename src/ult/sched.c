@@ -42,6 +42,23 @@
  * Stealing waits MYR_STEAL_DELAY_US after a worker runs dry (find_work):
  * its own ULTs are usually about to be resumed there.
  *
+ * Stuck workers. A worker's one ready ULT is left to it while it keeps
+ * switching: it is about to run it (two ranks that ping-pong on one
+ * worker hand the turn back and forth through its deque; a thief taking
+ * it would split them over two cores, and waking a sleeper to take it
+ * cost the pusher a futex call per message). Queuing one ULT on one's own
+ * deque therefore wakes nobody when a watcher exists (notify_local): a
+ * worker looking for work, or sleeping with a timeout while other workers
+ * queue such ULTs. A watcher takes a worker's ULTs, its single one or its
+ * inbox, once the worker's progress count (turns) has not moved for
+ * MYR_STEAL_DELAY_US: it runs one ULT for that long (computing), or its
+ * kernel thread is not running (preempted on a loaded machine, or not yet
+ * back from a futex wake-up). A rank taken from a stuck worker is
+ * anchored to its thief from then on, so ranks that communicate more than
+ * they compute end up on one worker and ranks that compute spread out,
+ * whichever worker they started on (launch: small jobs start on one).
+ * Two or more ready ULTs wake a sleeper as before.
+ *
  * Sleeping without lost wake-ups (Dekker on sequentially consistent ops):
  *   sleeper:  sleep_state = SLEEPING; n_sleeping++;  then re-check every
  *             queue it could take from; if empty, futex_wait(SLEEPING).
@@ -51,7 +68,10 @@
  *             steal. Either the pusher sees the sleeper, or the sleeper's
  *             re-check sees the work.
  * A yield does not wake anybody: the yielding worker is busy and will run
- * the ULT itself, so no work can be stranded by it.
+ * the ULT itself, so no work can be stranded by it. A single ULT queued
+ * without a wake-up (notify_local) follows the same pattern on `watchers`:
+ * the pusher reads it after its push; a watcher that stops watching
+ * decrements it, then re-checks every queue (work_visible).
  *
  * Thread-local storage. After any switch the code may be running on
  * another kernel thread. Nothing here caches a TLS address or errno's
@@ -181,6 +201,15 @@ static void bind_stack(myr_worker *w, myr_ult *u)
     u->started = true;
 }
 
+/* w made progress (it starts a ULT, or looks for work): see "Stuck
+ * workers". Owner only: a plain increment, published relaxed. */
+static inline void advance(myr_worker *w)
+{
+    atomic_store_explicit(&w->turns,
+                          atomic_load_explicit(&w->turns, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
 /* Run `next` in place of `cur` on worker `w`; cb(cur) publishes `cur`.
  * Returns when `cur` runs again, possibly on another worker. */
 static void ult_switch(myr_worker *w, myr_ult *cur, myr_ult *next,
@@ -189,6 +218,7 @@ static void ult_switch(myr_worker *w, myr_ult *cur, myr_ult *next,
     bind_stack(w, next);
     next->worker = w;
     w->current = next;
+    advance(w);
     errno_save(w, cur);
     fiber_switch(&cur->fiber, &next->fiber, cb, cur, dying);
     errno_restore(cur);
@@ -210,6 +240,36 @@ static void push_local(myr_worker *w, myr_ult *u)
 {
     if (__builtin_expect(myr_deque_push(&w->deque, u) != 0, 0))
         myr_fatal("out of memory", "cannot grow a worker's ready deque");
+}
+
+static long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* w, the caller's worker, queued ULTs on its own deque: two or more, wake
+ * a sleeper to steal (myr_sched_notify_idle); a single one is most likely
+ * run by w at its next switch, so only make sure that some worker watches
+ * (see "Stuck workers"): wake one only when none does. */
+static void notify_local(myr_worker *w)
+{
+    if (myr_rt.nworkers == 1)
+        return;
+    int64_t n = myr_deque_size_hint(&w->deque);
+    if (n >= 2) {
+        myr_sched_notify_idle();
+        return;
+    }
+    if (n <= 0)
+        return;   /* taken already */
+    atomic_store_explicit(&w->quiet_pushes,
+                          atomic_load_explicit(&w->quiet_pushes, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&myr_rt.watchers, memory_order_relaxed) == 0)
+        myr_sched_notify_idle();
 }
 
 /* Take from w's own deque (owner only). With one worker nobody else takes
@@ -248,7 +308,7 @@ static myr_ult *local_next_with_inbox(myr_worker *w)
      * worker runs one ULT — forever, if that ULT blocks in the kernel
      * waiting for one of them. */
     if (pushed)
-        myr_sched_notify_idle();
+        notify_local(w);
     return u;
 }
 
@@ -268,6 +328,58 @@ static bool stealable(myr_worker *v)
             !atomic_load_explicit(&v->looking, memory_order_relaxed));
 }
 
+/* v has ready ULTs: has it held them without progress for
+ * MYR_STEAL_DELAY_US, as thief w saw it? Only looks that all found work
+ * count (looked_ns 0: the last look found none, or w was not looking):
+ * a worker that was asleep, idle, and is just being woken is not stuck
+ * until it has had the delay to get going. */
+static bool stuck(myr_worker *w, myr_worker *v, long now)
+{
+    int i = v->index;
+    unsigned long t = atomic_load_explicit(&v->turns, memory_order_relaxed);
+    bool continued = w->looked_ns[i] != 0;
+    w->looked_ns[i] = now;
+    if (t != w->seen_turns[i] || !continued) {
+        w->seen_turns[i] = t;
+        w->seen_ns[i] = now;
+        return false;
+    }
+    return now - w->seen_ns[i] >= myr_rt.steal_delay_ns;
+}
+
+/* Anchor u, which the caller owns (in no queue, not running), to w. */
+static void reanchor(myr_ult *u, myr_worker *w)
+{
+    atomic_fetch_sub_explicit(&u->anchor->anchored, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&w->anchored, 1, memory_order_relaxed);
+    u->anchor = w;
+}
+
+static long cpu_ns(clockid_t c)
+{
+    struct timespec ts;
+    if (clock_gettime(c, &ts) != 0)
+        return -1;
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* Is stuck worker v's kernel thread running (computing in one ULT), as
+ * opposed to waiting for a CPU? Its CPU time over a short look: two
+ * system calls and 20 us, paid only by an idle thief, once per stuck
+ * worker it takes from. */
+static bool running_on_cpu(myr_worker *v)
+{
+    if (!atomic_load_explicit(&v->cpu_clock_set, memory_order_acquire))
+        return true;
+    long c0 = cpu_ns(v->cpu_clock), t0 = now_ns();
+    if (c0 < 0)
+        return true;
+    while (now_ns() - t0 < 20000)
+        myr_cpu_relax();
+    long c1 = cpu_ns(v->cpu_clock), t1 = now_ns();
+    return c1 < 0 || 2 * (c1 - c0) >= t1 - t0;
+}
+
 static myr_ult *steal(myr_worker *w)
 {
     int n = myr_rt.nworkers;
@@ -275,18 +387,43 @@ static myr_ult *steal(myr_worker *w)
         return NULL;
     w->rng = w->rng * 1103515245u + 12345u;
     int start = (int)((w->rng >> 16) % (unsigned)n);
+    long now = 0;
     for (int i = 0; i < n; i++) {
         myr_worker *v = &myr_rt.workers[(start + i) % n];
         if (v == w)
             continue;
-        myr_ult *u = myr_deque_take(&v->deque);
-        if (!u && stealable(v) && myr_inbox_trylock(&v->inbox)) {
+        int64_t size = myr_deque_size_hint(&v->deque);
+        bool inbox = myr_inbox_nonempty(&v->inbox);
+        if (size <= 0 && !inbox) {
+            w->looked_ns[v->index] = 0;
+            continue;
+        }
+        if (now == 0)
+            now = now_ns();
+        bool is_stuck = stuck(w, v, now);
+        myr_ult *u = NULL;
+        if (size >= 2 || (size == 1 && is_stuck))
+            u = myr_deque_take(&v->deque);
+        if (!u && inbox &&
+            (is_stuck || !atomic_load_explicit(&v->looking, memory_order_relaxed)) &&
+            myr_inbox_trylock(&v->inbox)) {
             myr_inbox_status st;
             myr_qnode *node = myr_inbox_pop(&v->inbox, &st);
             myr_inbox_unlock(&v->inbox);
             u = node ? ult_of_qnode(node) : NULL;
         }
         if (u) {
+            /* From a stuck worker a rank moves here for good (see "Stuck
+             * workers") when that worker computes: the rank was waiting
+             * for a core. When that worker's thread is not running (a
+             * loaded machine), only if ranks live here already: it joins
+             * them (a pair that a preemption split comes back together),
+             * rather than leave the ranks it was with. We own u now, and
+             * nothing reads its anchor until it is queued again. */
+            if (is_stuck && u->anchor && u->anchor != w &&
+                (atomic_load_explicit(&w->anchored, memory_order_relaxed) > 0 ||
+                 running_on_cpu(v)))
+                reanchor(u, w);
             w->steals++;
             return u;
         }
@@ -294,16 +431,37 @@ static myr_ult *steal(myr_worker *w)
     return NULL;
 }
 
-/* After the sleeper announced itself: is there anything it could take? */
-static bool work_visible(myr_worker *w)
+/* After the sleeper announced itself: anything it could take now
+ * (VISIBLE_NOW), only single ULTs of other workers, left to them while
+ * they progress (VISIBLE_WATCH), or nothing? */
+enum { VISIBLE_NONE, VISIBLE_WATCH, VISIBLE_NOW };
+static int work_visible(myr_worker *w)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (myr_inbox_nonempty(&w->inbox) || myr_deque_size_hint(&w->deque) > 0)
-        return true;
+        return VISIBLE_NOW;
+    int seen = VISIBLE_NONE;
+    for (int i = 0; i < myr_rt.nworkers; i++) {
+        myr_worker *v = &myr_rt.workers[i];
+        if (v == w)
+            continue;
+        if (myr_deque_size_hint(&v->deque) >= 2 ||
+            (myr_inbox_nonempty(&v->inbox) &&
+             !atomic_load_explicit(&v->looking, memory_order_relaxed)))
+            return VISIBLE_NOW;
+        if (stealable(v))
+            seen = VISIBLE_WATCH;
+    }
+    return seen;
+}
+
+/* The sum of every worker's quiet pushes (notify_local). */
+static unsigned long quiet_pushes(void)
+{
+    unsigned long sum = 0;
     for (int i = 0; i < myr_rt.nworkers; i++)
-        if (&myr_rt.workers[i] != w && stealable(&myr_rt.workers[i]))
-            return true;
-    return false;
+        sum += atomic_load_explicit(&myr_rt.workers[i].quiet_pushes, memory_order_relaxed);
+    return sum;
 }
 
 void myr_sched_wake(myr_worker *w)
@@ -343,10 +501,18 @@ void myr_sched_notify_idle(void)
 void myr_sched_make_ready_quiet(myr_ult *u)
 {
     myr_worker *home = u->anchor ? u->anchor : u->worker;
-    if (home != NULL && myr_worker_current() == home)
+    if (home != NULL && myr_worker_current() == home) {
         push_local(home, u);
-    else
+        home->batch_pushed = true;  /* myr_ult_resume_batch_end owes a check */
+    } else {
         myr_sched_make_ready(u);
+    }
+}
+
+void myr_sched_batch_end_slow(myr_worker *w)
+{
+    w->batch_pushed = false;
+    notify_local(w);
 }
 
 bool myr_sched_quiescent(unsigned long *epoch)
@@ -373,7 +539,7 @@ void myr_sched_make_ready(myr_ult *u)
     }
     if (myr_worker_current() == home) {
         push_local(home, u);
-        myr_sched_notify_idle();
+        notify_local(home);
         return;
     }
     myr_inbox_push(&home->inbox, &u->qnode);
@@ -384,13 +550,6 @@ void myr_sched_make_ready(myr_ult *u)
 }
 
 /* ---- the scheduler context ------------------------------------------- */
-
-static long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
 
 /* The spin of the two functions below: until seen(word, value) or the
  * worker has other work or the budget is spent. */
@@ -439,11 +598,36 @@ bool myr_ult_spin_while_idle_unchanged(const _Atomic unsigned *word, unsigned ol
     return spin_while_idle(word, old, changed);
 }
 
+/* Wait on w's futex until woken, or, with nap_ns > 0, for at most that
+ * long. True when the nap ran out unwoken; w is awake again either way. */
+static bool sleep_until_woken(myr_worker *w, long nap_ns)
+{
+    if (nap_ns <= 0) {
+        while (atomic_load(&w->sleep_state) == WORKER_SLEEPING)
+            futex_wait(&w->sleep_state, WORKER_SLEEPING);
+        return false;
+    }
+    struct timespec ts = {nap_ns / 1000000000L, nap_ns % 1000000000L};
+    while (atomic_load(&w->sleep_state) == WORKER_SLEEPING) {
+        long rc = syscall(SYS_futex, (int *)&w->sleep_state, FUTEX_WAIT_PRIVATE,
+                          WORKER_SLEEPING, &ts, NULL, 0);
+        if (rc == -1 && errno == ETIMEDOUT) {
+            int s = WORKER_SLEEPING;
+            /* Failing, a waker got here first: a plain wake-up. */
+            return atomic_compare_exchange_strong(&w->sleep_state, &s, WORKER_AWAKE);
+        }
+    }
+    return false;
+}
+
 /* Block until work is found (returned) or the runtime shuts down (NULL). */
 static myr_ult *find_work(myr_worker *w)
 {
     myr_ult *u = NULL;
     atomic_store_explicit(&w->looking, 1, memory_order_relaxed);
+    atomic_fetch_add(&myr_rt.watchers, 1);
+    /* What this worker saw before, while it ran ULTs, does not count. */
+    memset(w->looked_ns, 0, (size_t)myr_rt.nworkers * sizeof *w->looked_ns);
     long now = now_ns(), spin_until = now + myr_rt.spin_ns;
     /* Steal only after a delay (MYR_STEAL_DELAY_US): this worker's ULTs
      * are often about to be woken here, and a stolen rank drags its cache
@@ -451,6 +635,11 @@ static myr_ult *find_work(myr_worker *w)
      * waker saw work to take. */
     long steal_from = now + myr_rt.steal_delay_ns;
     bool may_steal = myr_rt.steal_delay_ns == 0;
+    /* A watcher's sleep: one delay, doubled (up to 16) while what it
+     * watches keeps progressing, so that a long ping-pong on another
+     * worker costs a few hundred wake-ups a second at most. */
+    long nap_min = myr_rt.steal_delay_ns > 10000 ? myr_rt.steal_delay_ns : 10000;
+    long nap = nap_min;
     for (unsigned round = 0;; round++) {
         if ((u = local_next(w)) || (may_steal && (u = steal(w))))
             break;
@@ -460,31 +649,47 @@ static myr_ult *find_work(myr_worker *w)
             myr_cpu_relax();
             continue;
         }
+        advance(w);
         if ((now = now_ns()) >= steal_from)
             may_steal = true;
         if (now < spin_until) {
             myr_cpu_relax();
             continue;
         }
-        /* Sleep (see the protocol at the top of this file). */
+        /* Sleep (see the protocol at the top of this file): as a watcher,
+         * with a timeout, while other workers' single ULTs wait or quiet
+         * pushes went on since the last look; else until woken. */
         atomic_store(&w->sleep_state, WORKER_SLEEPING);
         atomic_fetch_add(&myr_rt.n_sleeping, 1);
-        if (!work_visible(w) && !atomic_load(&myr_rt.shutdown)) {
+        atomic_fetch_sub(&myr_rt.watchers, 1);
+        int seen = work_visible(w);
+        unsigned long quiet = quiet_pushes();
+        bool watch = seen == VISIBLE_WATCH || quiet != w->seen_quiet;
+        w->seen_quiet = quiet;
+        if (watch)
+            atomic_fetch_add(&myr_rt.watchers, 1);
+        bool napped = false;
+        if (seen != VISIBLE_NOW && !atomic_load(&myr_rt.shutdown)) {
             atomic_fetch_add_explicit(&w->sleeps, 1, memory_order_relaxed);
-            while (atomic_load(&w->sleep_state) == WORKER_SLEEPING)
-                futex_wait(&w->sleep_state, WORKER_SLEEPING);
+            napped = sleep_until_woken(w, watch ? nap : 0);
         } else {
             int s = WORKER_SLEEPING;
             atomic_compare_exchange_strong(&w->sleep_state, &s, WORKER_AWAKE);
         }
         atomic_fetch_sub(&myr_rt.n_sleeping, 1);
-        spin_until = now_ns() + myr_rt.spin_ns;
+        if (!watch)
+            atomic_fetch_add(&myr_rt.watchers, 1);
         may_steal = true;
+        /* After a nap, one look and back to sleep; after a wake-up, the
+         * usual spin. */
+        spin_until = napped ? 0 : now_ns() + myr_rt.spin_ns;
+        nap = napped ? (nap < 16 * nap_min ? 2 * nap : nap) : nap_min;
     }
+    atomic_fetch_sub(&myr_rt.watchers, 1);
     atomic_store_explicit(&w->looking, 0, memory_order_relaxed);
     /* More ready work than the one ULT we take: let a sleeper steal it. */
     if (u && myr_deque_size_hint(&w->deque) > 0)
-        myr_sched_notify_idle();
+        notify_local(w);
     return u;
 }
 
@@ -495,6 +700,7 @@ void myr_sched_loop(myr_worker *w)
         bind_stack(w, u);
         u->worker = w;
         w->current = u;
+        advance(w);
         fiber_switch(&w->sched, &u->fiber, NULL, NULL, false);
         /* Back: some ULT switched here and its callback already ran. */
     }
@@ -585,7 +791,7 @@ static void cb_migrate(void *arg)
     myr_worker *target = u->migrate_to;
     u->worker = target;
     if (u->anchor)
-        u->anchor = target;
+        reanchor(u, target);
     myr_inbox_push(&target->inbox, &u->qnode);
     myr_sched_wake(target);
 }
@@ -613,6 +819,8 @@ static void cb_exit(void *arg)
         myr_overflow_canary(u);
     myr_stack_pool_put(&w->stacks, u->stack);
     u->stack = NULL;
+    if (u->anchor)
+        atomic_fetch_sub_explicit(&u->anchor->anchored, 1, memory_order_relaxed);
     myr_ult_release_done(w, u);
 }
 

@@ -141,6 +141,8 @@ static int spawn(myr_worker *target, bool anchored, myr_ult **out, myr_ult_fn fn
                                       (unsigned)myr_rt.nworkers];
     u->worker = target;
     u->anchor = anchored ? target : NULL;
+    if (anchored)
+        atomic_fetch_add_explicit(&target->anchored, 1, memory_order_relaxed);
     if (out)
         *out = u;
     myr_sched_make_ready(u);

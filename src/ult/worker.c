@@ -78,6 +78,12 @@ static int worker_setup(myr_worker *w, int index)
     if (myr_deque_init(&w->deque, 256) != 0)
         return MYR_ERR_NOMEM;
     myr_inbox_init(&w->inbox);
+    int n = myr_rt.nworkers;
+    w->seen_turns = calloc((size_t)n, sizeof *w->seen_turns);
+    w->seen_ns = calloc((size_t)n, sizeof *w->seen_ns);
+    w->looked_ns = calloc((size_t)n, sizeof *w->looked_ns);
+    if (!w->seen_turns || !w->seen_ns || !w->looked_ns)
+        return MYR_ERR_NOMEM;
     atomic_init(&w->sleep_state, WORKER_AWAKE);
     atomic_init(&w->looking, 0);
     myr_stack_pool_init(&w->stacks, myr_rt.stack_size, STACK_POOL_MAX,
@@ -91,6 +97,16 @@ static void worker_teardown(myr_worker *w)
     myr_ult_pool_drain(w);
     myr_ult_caches_drain(w);
     myr_deque_destroy(&w->deque);
+    free(w->seen_turns);
+    free(w->seen_ns);
+    free(w->looked_ns);
+}
+
+/* Called on w's own thread, before it runs anything. */
+static void myr_worker_publish_cpu_clock(myr_worker *w)
+{
+    if (pthread_getcpuclockid(pthread_self(), &w->cpu_clock) == 0)
+        atomic_store_explicit(&w->cpu_clock_set, true, memory_order_release);
 }
 
 static void *worker_thread_main(void *arg)
@@ -98,6 +114,7 @@ static void *worker_thread_main(void *arg)
     myr_worker *w = arg;
     myr_worker_set_current(w);
     w->errno_loc = __errno_location();
+    myr_worker_publish_cpu_clock(w);
     if (myr_rt.bind)
         myr_topology_bind(w->index);
     if (myr_overflow_thread_init(w) != 0)
@@ -262,6 +279,7 @@ int myr_init_config(const myr_config_t *cfg)
     atomic_init(&myr_rt.next_id, 1);
     w0->current = main_ult;
     w0->errno_loc = __errno_location();
+    myr_worker_publish_cpu_clock(w0);
     w0->sched_stack = myr_stack_create(64 * 1024);
     if (!w0->sched_stack)
         goto nomem;
@@ -298,8 +316,13 @@ nomem:
     err = MYR_ERR_NOMEM;
 fail:
     if (myr_rt.workers) {
-        for (int i = 0; i < n; i++)
-            myr_deque_destroy(&myr_rt.workers[i].deque);
+        for (int i = 0; i < n; i++) {
+            myr_worker *w = &myr_rt.workers[i];
+            myr_deque_destroy(&w->deque);
+            free(w->seen_turns);
+            free(w->seen_ns);
+            free(w->looked_ns);
+        }
         if (myr_rt.workers[0].sched_stack)
             myr_stack_destroy(myr_rt.workers[0].sched_stack);
     }

@@ -341,6 +341,55 @@ static void comm_self_is_each_rank_alone(int rank)
     }
 }
 
+/* A collective of one rank is done at once, without a round (coll.c,
+ * run_alone), and wakes no worker: on MPI_COMM_SELF and on one-rank
+ * splits, with strided types (a reduction's copy walks the layout) and
+ * Reduce at its only root, interleaved with collectives of the whole job
+ * (whose wake-ups must still reach every waiting rank), every payload
+ * checked, the strided buffers' gaps untouched. */
+static void one_rank_groups_interleaved_with_world(int rank)
+{
+    MPI_Comm alone;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &alone));
+    int n;
+    CHECK_OK(MPI_Comm_size(alone, &n));
+    CHECK(n == 1);
+    MPI_Datatype every_other;
+    CHECK_OK(MPI_Type_vector(8, 1, 2, MPI_INT, &every_other));
+    CHECK_OK(MPI_Type_commit(&every_other));
+    MPI_Comm comms[2] = {MPI_COMM_SELF, alone};
+    for (int it = 0; it < 300; it++) {
+        MPI_Comm c = comms[it & 1];
+        int in[16], out[16];
+        for (int i = 0; i < 16; i++) {
+            in[i] = rank * 1000 + it * 16 + i;
+            out[i] = -1;
+        }
+        CHECK_OK(MPI_Allreduce(in, out, 1, every_other, MPI_SUM, c));
+        for (int i = 0; i < 16; i++)
+            CHECK(out[i] == (i % 2 ? -1 : in[i]));
+        for (int i = 0; i < 16; i++)
+            out[i] = -1;
+        CHECK_OK(MPI_Reduce(in, out, 16, MPI_INT, MPI_MAX, 0, c));
+        for (int i = 0; i < 16; i++)
+            CHECK(out[i] == in[i]);
+        CHECK_OK(MPI_Reduce(MPI_IN_PLACE, out, 16, MPI_INT, MPI_MIN, 0, c));
+        CHECK(out[3] == in[3]);
+        double d = rank + 0.5 * it;
+        CHECK_OK(MPI_Bcast(&d, 1, MPI_DOUBLE, 0, c));
+        CHECK(d == rank + 0.5 * it);
+        CHECK_OK(MPI_Barrier(c));
+        /* The whole job: every rank's contribution arrives. */
+        long mine = rank + it, all = -1;
+        CHECK_OK(MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(all == (long)size * (size - 1) / 2 + (long)size * it);
+        if (it % 3 == 0)
+            CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    CHECK_OK(MPI_Type_free(&every_other));
+    CHECK_OK(MPI_Comm_free(&alone));
+}
+
 /* ---- errors --------------------------------------------------------------- */
 
 static void expect_class(int rank, int rc, int want)
@@ -463,6 +512,7 @@ static const coll_case cases[] = {
     {"allreduce_complex", allreduce_complex},
     {"collectives_back_to_back", collectives_back_to_back},
     {"comm_self_is_each_rank_alone", comm_self_is_each_rank_alone},
+    {"one_rank_groups_interleaved_with_world", one_rank_groups_interleaved_with_world},
     {"bad_arguments_return_errors", bad_arguments_return_errors},
     {"mismatches_are_reported_to_every_rank", mismatches_are_reported_to_every_rank},
     {"bad_root_is_fatal", bad_root_is_fatal},
