@@ -54,9 +54,9 @@ typedef struct myr_config {
     long reserved_mappings;  /* memory mappings the caller will make for
                               * itself: kept out of the stacks' budget of
                               * guard pages (vm.max_map_count) */
-    size_t default_stack_max;  /* caps the default stack size (the thread
-                                * default, `ulimit -s`), not stack_size nor
-                                * MYR_STACK_SIZE; 0: no cap */
+    size_t default_stack_size;  /* the stack size when neither stack_size
+                                 * nor MYR_STACK_SIZE gives one (0: 1 MiB);
+                                 * MPI jobs: `ulimit -s` */
 } myr_config_t;
 
 /* Start the runtime with settings from the environment. The calling thread

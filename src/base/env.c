@@ -12,9 +12,10 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "Workers are pinned one per core while there are cores to spare."},
     [MYR_ENV_STACK_SIZE] = {
         "MYR_STACK_SIZE", "ulimit -s",
-        "Usable stack of each ULT (MPI rank), e.g. `256k`, `8M`. By default "
-        "what a thread gets (`ulimit -s`, 8 MiB on most systems; 1 MiB to "
-        "1 GiB, and at most 4 TiB / ranks in a job). An overflow is reported "
+        "Usable stack of each ULT (MPI rank), e.g. `256k`, `8M`. By default, "
+        "in an MPI job, what a thread gets (`ulimit -s`, 8 MiB on most "
+        "systems; 1 MiB to 1 GiB, and at most 4 TiB / ranks in a job); 1 MiB "
+        "for programs of the ULT API alone. An overflow is reported "
         "with the ULT's name (see `MYR_STACK_GUARD`). Memory is reserved, not "
         "committed: only touched pages cost RAM."},
     [MYR_ENV_STACK_GUARD] = {

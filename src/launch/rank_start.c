@@ -31,6 +31,7 @@
 #include "launch/launch.h"
 #include "launch/mpmd.h"
 #include "launch/privatize.h"
+#include "launch/rank_stack.h"
 #include "launch/tag_output.h"
 #include "launch/watchdog.h"
 #include "mpi/mpi_impl.h"
@@ -183,11 +184,6 @@ static int read_settings(long *nranks)
     return 0;
 }
 
-/* Address space the ranks' default stacks may reserve in all (pages are
- * reserved, not committed): 8 MiB stacks for up to 512K ranks, less beyond,
- * a small share of x86_64's 128 TiB and aarch64's 256 TiB. */
-#define STACK_ADDRESS_BUDGET ((size_t)4 << 40)
-
 static int run_job(int argc, char **argv, const myr_program *program)
 {
     long nranks;
@@ -217,7 +213,7 @@ static int run_job(int argc, char **argv, const myr_program *program)
      * use (arch/stack.h), so the two never ask for the same ones. */
     myr_config_t config = {.reserved_mappings = myr_privatize_mappings(&privatization) +
                                                 myr_mpmd_mappings(),
-                           .default_stack_max = STACK_ADDRESS_BUDGET / (size_t)nranks};
+                           .default_stack_size = myr_rank_stack_default(nranks)};
     int rc = myr_init_config(&config);
     if (rc != MYR_OK) {
         fprintf(stderr, "myriad: cannot start the runtime: %s\n", myr_strerror(rc));

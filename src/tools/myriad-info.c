@@ -22,6 +22,7 @@
 #endif
 
 #include "base/env.h"
+#include "launch/rank_stack.h"
 
 static void heading(const char *title)
 {
@@ -108,11 +109,12 @@ static void runtime(void)
 {
     char buf[160];
     heading("A job started here (mpiexec and the environment can change these)");
-    if (myr_init() == MYR_OK) {
+    myr_config_t config = {.default_stack_size = myr_rank_stack_default(1)};
+    if (myr_init_config(&config) == MYR_OK) {
         item("workers", "%d (%s)", myr_worker_count(),
              myr_env_get(MYR_ENV_WORKERS) ? "MYR_WORKERS" : "one per usable CPU");
         size_t s = myr_stack_size();
-        item("stack per ULT", "%zu KiB (%s)", s / 1024,
+        item("stack per rank", "%zu KiB (%s)", s / 1024,
              myr_env_get(MYR_ENV_STACK_SIZE) ? "MYR_STACK_SIZE"
                                              : "the thread default, ulimit -s");
         myr_finalize();

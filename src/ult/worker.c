@@ -23,9 +23,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-/* Bounds of the default stack size (default_stack_size). */
-#define DEFAULT_STACK_MIN ((size_t)1 << 20)
-#define DEFAULT_STACK_MAX ((size_t)1 << 30)
+#define DEFAULT_STACK_SIZE ((size_t)1 << 20)
 #define DEFAULT_SPIN_US 50
 #define DEFAULT_STEAL_DELAY_US 100
 #define STACK_POOL_MAX 256
@@ -137,28 +135,13 @@ static void worker0_sched_entry(void *arg)
     myr_fatal("internal error", "worker 0's scheduler stopped");
 }
 
-/* A ULT's stack unless MYR_STACK_SIZE says otherwise: what a thread of this
- * process gets (glibc's default, from `ulimit -s`: 8 MiB on most systems),
- * so that a rank's local arrays fit as they do in the main thread of a
- * process-based MPI's rank; at least 1 MiB, at most 1 GiB, and at most
- * cfg->default_stack_max (the launcher's share of the address space for
- * each of its ranks). Only touched pages cost memory (arch/stack.h). */
+/* A ULT's stack unless MYR_STACK_SIZE or cfg->stack_size says otherwise:
+ * the caller's default (an MPI job's launcher gives `ulimit -s`,
+ * launch/rank_stack.h), else 1 MiB. */
 static size_t default_stack_size(const myr_config_t *cfg)
 {
-    size_t size = 0;
-    pthread_attr_t attr;
-    if (pthread_getattr_default_np(&attr) == 0) {
-        if (pthread_attr_getstacksize(&attr, &size) != 0)
-            size = 0;
-        pthread_attr_destroy(&attr);
-    }
-    if (size < DEFAULT_STACK_MIN)
-        size = DEFAULT_STACK_MIN;
-    if (size > DEFAULT_STACK_MAX)
-        size = DEFAULT_STACK_MAX;
-    if (cfg && cfg->default_stack_max && size > cfg->default_stack_max)
-        size = cfg->default_stack_max;
-    return size;
+    return cfg && cfg->default_stack_size ? cfg->default_stack_size
+                                          : DEFAULT_STACK_SIZE;
 }
 
 static int read_config(const myr_config_t *cfg)
