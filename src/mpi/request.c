@@ -9,9 +9,10 @@
  * handle; a persistent one becomes inactive.
  *
  * A nonblocking collective's request (MYR_REQ_COLL, coll/nbc.c) is
- * completed by the ULT running the collective; its failure carries a
- * message (request->why) that Wait/Test raise. It cannot be freed or
- * cancelled (MPI 3.1, 5.12).
+ * completed by whoever finishes the collective (on an intracommunicator
+ * the last rank to arrive, on others the ULT running it); its failure
+ * carries a message (request->why) that Wait/Test raise. It cannot be
+ * freed or cancelled (MPI 3.1, 5.12).
  *
  * Waiting suspends the calling ULT on its rank's wait cell (core/wait.c);
  * Test calls that find nothing yield, so a polling loop lets the ranks it
