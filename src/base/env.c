@@ -95,6 +95,29 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "The other programs of an MPMD job (`mpiexec -n 2 ./a : -n 3 ./b`), "
         "which the first one's runtime loads into its process: set by "
         "`mpiexec`, in a format of its own (src/launch/mpmd.h)."},
+    [MYR_ENV_RANKS_PER_PROCESS] = {
+        "MYR_RANKS_PER_PROCESS", "1",
+        "Ranks each OS process runs when another PMIx launcher starts the "
+        "processes (`mpirun -n 4` with 8 gives 32 ranks; `srun --mpi=pmix`). "
+        "`mpiexec -nfg` sets MYR_NRANKS per process instead, which wins."},
+    [MYR_ENV_NET_EAGER_BYTES] = {
+        "MYR_NET_EAGER_BYTES", "16k",
+        "Messages to ranks of other OS processes up to this size travel with "
+        "their envelope (eager); larger ones are fetched by the receiver into "
+        "its buffer (rendezvous, zero-copy where UCX can)."},
+    [MYR_ENV_NET_SPIN_US] = {
+        "MYR_NET_SPIN_US", "50",
+        "Microseconds the communication thread keeps polling the network "
+        "after its last event before it sleeps until the next one."},
+    [MYR_ENV_NET_LIBRARY] = {
+        "MYR_NET_LIBRARY", "next to libmyriad",
+        "Path of the network engine (libmyriad-net.so), loaded only by jobs "
+        "of several OS processes."},
+    [MYR_ENV_WIREUP_TIMEOUT] = {
+        "MYR_WIREUP_TIMEOUT", "60",
+        "Seconds `mpiexec` waits for every process of a job of several OS "
+        "processes to connect to its PMIx server before it ends the job and "
+        "names the ones missing."},
 };
 
 const char *myr_env_get(myr_env_id id)

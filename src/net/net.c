@@ -1,0 +1,198 @@
+/*
+ * net.c — the part of the network engine that is always in libmyriad:
+ * deciding whether the job has several OS processes, loading the engine
+ * (libmyriad-net.so: PMIx, UCX, the comm thread) only then, and calling
+ * it through its table (engine.h).
+ */
+#include "net/engine.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/env.h"
+
+myr_net_place myr_net_the_place;
+
+static const myr_net_engine *engine;
+static long one_process_first[2];
+
+/* Where libmyriad-net.so is: MYR_NET_LIBRARY, else beside the libmyriad
+ * this code was loaded from, else (libmyriad linked statically) the
+ * install and build directories CMake gave. */
+static void *load_library(char *tried, size_t size)
+{
+    const char *name = "libmyriad-net.so";
+    const char *forced = myr_env_get(MYR_ENV_NET_LIBRARY);
+    if (forced) {
+        snprintf(tried, size, "%s", forced);
+        return dlopen(forced, RTLD_NOW | RTLD_LOCAL);
+    }
+    char path[4096];
+    tried[0] = 0;
+    Dl_info info;
+    if (dladdr((void *)&myr_net_place_init, &info) && info.dli_fname) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        if (slash && strstr(slash, "libmyriad")) {
+            snprintf(path, sizeof path, "%.*s/%s", (int)(slash - info.dli_fname),
+                     info.dli_fname, name);
+            snprintf(tried, size, "%s", path);
+            void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+            if (h)
+                return h;
+        }
+    }
+#ifdef MYR_NET_INSTALL_DIR
+    snprintf(path, sizeof path, "%s/%s", MYR_NET_INSTALL_DIR, name);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h)
+        return h;
+    size_t used = strlen(tried);
+    snprintf(tried + used, size - used, "%s%s", used ? ", " : "", path);
+#endif
+#ifdef MYR_NET_BUILD_DIR
+    snprintf(path, sizeof path, "%s/%s", MYR_NET_BUILD_DIR, name);
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h)
+        return h;
+    used = strlen(tried);
+    snprintf(tried + used, size - used, "%s%s", used ? ", " : "", path);
+#endif
+    return NULL;
+}
+
+static int load_engine(void)
+{
+    char tried[8192];
+    void *lib = load_library(tried, sizeof tried);
+    if (!lib) {
+        fprintf(stderr, "myriad: this process was started by a PMIx launcher as part of "
+                "a job of several OS processes, but the network engine "
+                "(libmyriad-net.so) cannot be loaded (tried %s): %s\n"
+                "myriad: Myriad was built without UCX and PMIx, or the library "
+                "was moved; MYR_NET_LIBRARY names it\n",
+                tried[0] ? tried : "nothing", dlerror());
+        return -1;
+    }
+    engine = dlsym(lib, MYR_NET_ENGINE_SYMBOL);
+    if (!engine || engine->abi != MYR_NET_ENGINE_ABI) {
+        fprintf(stderr, "myriad: %s is not the network engine of this libmyriad "
+                "(no %s of version %d)\n", tried, MYR_NET_ENGINE_SYMBOL,
+                MYR_NET_ENGINE_ABI);
+        engine = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int myr_net_place_init(long local)
+{
+    /* Every PMIx server gives its clients PMIX_NAMESPACE and PMIX_RANK. */
+    if (!getenv("PMIX_NAMESPACE") || !getenv("PMIX_RANK")) {
+        one_process_first[1] = local;
+        myr_net_the_place = (myr_net_place){
+            .nprocs = 1, .proc = 0, .job_size = local, .first = 0, .local = local,
+            .proc_first = one_process_first, .node_procs = 1, .node_index = 0,
+            .launcher = myr_env_get(MYR_ENV_NRANKS) ? "mpiexec" : "singleton"};
+        return 0;
+    }
+    if (load_engine() != 0)
+        return -1;
+    return engine->place_init(local, &myr_net_the_place);
+}
+
+int myr_net_proc_of(long rank)
+{
+    const myr_net_place *p = &myr_net_the_place;
+    if (p->nprocs <= 1)
+        return 0;
+    int lo = 0, hi = p->nprocs - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (p->proc_first[mid] <= rank)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+int myr_net_publish(const char *key, const void *data, size_t len)
+{
+    return engine ? engine->publish(key, data, len) : 0;
+}
+
+void *myr_net_lookup(int proc, const char *key, size_t *len)
+{
+    return engine ? engine->lookup(proc, key, len) : NULL;
+}
+
+int myr_net_fence(void)
+{
+    return engine ? engine->fence() : 0;
+}
+
+void myr_net_abort(int status, const char *why)
+{
+    if (engine)
+        engine->abort(status, why);
+}
+
+void myr_net_place_fini(void)
+{
+    if (engine)
+        engine->place_fini();
+}
+
+int myr_net_start(myr_net_receiver receiver)
+{
+    return engine ? engine->start(receiver) : 0;
+}
+
+void myr_net_stop(void)
+{
+    if (engine)
+        engine->stop();
+}
+
+void myr_net_send_post(myr_net_send *s)
+{
+    engine->send_post(s);
+}
+
+void myr_net_fetch_post(myr_net_fetch *f)
+{
+    engine->fetch_post(f);
+}
+
+bool myr_net_on_comm_thread(void)
+{
+    return engine && engine->on_comm_thread();
+}
+
+long myr_net_in_flight(void)
+{
+    return engine ? engine->in_flight() : 0;
+}
+
+size_t myr_net_eager_limit(void)
+{
+    return engine ? engine->eager_limit() : 0;
+}
+
+const char *myr_net_versions(char *buf, size_t size)
+{
+    if (engine)
+        return engine->versions(buf, size);
+    char tried[8192];
+    void *lib = load_library(tried, sizeof tried);
+    const myr_net_engine *e = lib ? dlsym(lib, MYR_NET_ENGINE_SYMBOL) : NULL;
+    if (!e || e->abi != MYR_NET_ENGINE_ABI) {
+        snprintf(buf, size, "not available (%s)",
+                 lib ? "libmyriad-net.so of another version" :
+                       "built without UCX and PMIx, or libmyriad-net.so missing");
+        return buf;
+    }
+    return e->versions(buf, size);
+}

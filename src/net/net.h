@@ -1,0 +1,161 @@
+/*
+ * net.h — the inter-process engine as the layers above see it: where the
+ * job's ranks live (the place, from PMIx), and messages between OS
+ * processes (UCX, driven by the communication thread).
+ *
+ * The engine knows processes, not ranks: it carries a small header the
+ * core writes (who, which communicator, which tag) and the data, in order
+ * per pair of processes, and hands every arriving message to the one
+ * receiver the core registered. Matching, MPI semantics and the ranks'
+ * queues stay in the core (core/p2p.c), so that MPI_ANY_SOURCE matches a
+ * collocated and a remote sender under one lock and one order.
+ *
+ * Threads. UCX belongs to the communication thread alone (UCS_THREAD_MODE
+ * single). Any thread (a rank on a worker, the comm thread itself) posts
+ * sends and fetches; they are queued to the comm thread, which wakes for
+ * them. Completions (`done`) and arrivals (the receiver) run on the comm
+ * thread: they must be short and must not block (no ULT switch, no lock
+ * held long); completing an MPI request (myr_request_complete) is fine.
+ *
+ * One process (no PMIx server in the environment, or a launcher that
+ * started one process) needs none of this: myr_net_place_init decides
+ * that without loading anything, and nothing else of net/ runs. The
+ * engine itself (PMIx client, UCX, comm thread: wireup.c, ucx.c) is a
+ * library of its own, libmyriad-net.so, which net.c loads only for jobs
+ * of several processes, so that a job of one process neither loads UCX
+ * and PMIx nor pays their start-up (3 ms a process here).
+ */
+#ifndef MYR_NET_NET_H
+#define MYR_NET_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- the place: which ranks live in which OS process (wireup.c) ------ */
+
+typedef struct myr_net_place {
+    int nprocs;              /* OS processes in the job; 1: no network */
+    int proc;                /* this process, 0 .. nprocs-1 */
+    long job_size;           /* ranks in the whole job */
+    long first;              /* this process's ranks: first .. first+local-1 */
+    long local;
+    /* nprocs + 1 entries: process p holds job ranks
+     * proc_first[p] .. proc_first[p+1]-1 (ranks are numbered process by
+     * process). */
+    const long *proc_first;
+    /* Processes of this node, and this process's index among them. */
+    int node_procs, node_index;
+    const char *launcher;    /* "singleton", "mpiexec" or "PMIx" (another launcher) */
+} myr_net_place;
+
+extern myr_net_place myr_net_the_place;
+
+/* Find this process's place. `local` is the number of ranks this process
+ * runs (MYR_NRANKS, or MYR_RANKS_PER_PROCESS under another launcher).
+ * Without a PMIx server in the environment: one process of `local` ranks,
+ * and nothing is initialized. With one: connect to it (PMIx_Init), learn
+ * this process's rank among the job's processes, and exchange every
+ * process's rank count so that ranks are numbered process by process.
+ * 0, or -1 with a message on stderr. */
+int myr_net_place_init(long local);
+
+/* The process holding job rank `rank` (binary search; O(1) with one). */
+int myr_net_proc_of(long rank);
+
+/* Publish `len` bytes under `key` for the other processes, then wait for
+ * every process to have done the same (PMIx_Put, PMIx_Commit, PMIx_Fence
+ * collecting data). 0 or -1 (message printed). */
+int myr_net_publish(const char *key, const void *data, size_t len);
+/* What process `proc` published under `key` (after myr_net_publish):
+ * malloc'd, *len set; NULL on failure (message printed). */
+void *myr_net_lookup(int proc, const char *key, size_t *len);
+/* Wait until every process of the job has called it (PMIx_Fence, no data). */
+int myr_net_fence(void);
+/* End the whole job: every process of it, with `status` (PMIx_Abort).
+ * Returns only if the launcher did not act (the caller then exits). */
+void myr_net_abort(int status, const char *why);
+/* Leave the job (PMIx_Finalize). After myr_net_stop. */
+void myr_net_place_fini(void);
+
+/* ---- messages between processes (engine: ucx.c) --------------------- */
+
+/* The header a message carries, written and read by the layer above. */
+#define MYR_NET_HEADER_MAX 40
+
+/* A send: the caller fills the public fields and keeps the object (and
+ * the data) alive until `done` has run. */
+typedef struct myr_net_send {
+    int proc;                          /* destination process */
+    unsigned hdr_len;                  /* <= MYR_NET_HEADER_MAX */
+    _Alignas(8) unsigned char hdr[MYR_NET_HEADER_MAX];
+    const void *data;                  /* contiguous; may be NULL when len is 0 */
+    size_t len;
+    /* On the comm thread, once `data` may be reused (eager: copied out;
+     * rendezvous: transferred). err: 0, or an error the engine printed. */
+    void (*done)(struct myr_net_send *s, int err);
+    /* The engine's. */
+    struct myr_net_send *_Atomic qnext;
+    void *priv;
+} myr_net_send;
+
+/* Queue a send to the comm thread (any thread; it is woken if asleep). */
+void myr_net_send_post(myr_net_send *s);
+
+/* An arriving message, as the receiver sees it (valid during the call). */
+typedef struct myr_net_arrival {
+    int proc;                          /* source process */
+    const void *hdr;
+    unsigned hdr_len;
+    size_t len;                        /* data bytes */
+    /* The data, when it came with the message (eager): copy it before
+     * returning. NULL when it stays at the sender until fetched
+     * (rendezvous): keep `rndv` and fetch it with myr_net_fetch_post. */
+    const void *data;
+    void *rndv;
+} myr_net_arrival;
+
+/* Called on the comm thread for every message, in the order its sender's
+ * process posted them (per pair of processes). */
+typedef void (*myr_net_receiver)(const myr_net_arrival *m);
+
+/* A fetch of a rendezvous message's data into `buf` (len bytes: the
+ * whole message). Same ownership as a send. A rendezvous message must be
+ * fetched exactly once (to drop one, fetch it into scratch). */
+typedef struct myr_net_fetch {
+    void *rndv;
+    void *buf;
+    size_t len;
+    void (*done)(struct myr_net_fetch *f, int err);
+    struct myr_net_fetch *_Atomic qnext;
+    void *priv;
+} myr_net_fetch;
+
+void myr_net_fetch_post(myr_net_fetch *f);
+
+/* Start the engine (nprocs > 1): UCX context and worker, addresses
+ * exchanged through the place (myr_net_publish), the comm thread. Every
+ * arriving message goes to `receiver`. 0, or -1 with a message. */
+int myr_net_start(myr_net_receiver receiver);
+/* Stop it once this process sends and expects nothing more (every rank
+ * has left MPI_Finalize's barrier): waits for its own sends to finish,
+ * fences with the other processes so that none closes while another
+ * still sends, then closes the endpoints and joins the comm thread. */
+void myr_net_stop(void);
+/* True on the comm thread. */
+bool myr_net_on_comm_thread(void);
+/* Messages sent or fetched and not done yet, plus commands queued: for
+ * the reports (something is in flight). */
+long myr_net_in_flight(void);
+
+/* Sends of at most this many bytes go eagerly (the data travels with the
+ * message); larger ones by rendezvous (fetched into the receive buffer,
+ * zero-copy where the transport allows). MYR_NET_EAGER_BYTES; set by
+ * myr_net_start. */
+size_t myr_net_eager_limit(void);
+
+/* What myriad-info prints: UCX's and PMIx's versions and, once started,
+ * the transports in use. Static strings or into buf. */
+const char *myr_net_versions(char *buf, size_t size);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * transport.h — the UCX engine and its communication thread (ucx.c): the
+ * entry points behind net.h's message functions. Internal to
+ * libmyriad-net.so.
+ */
+#ifndef MYR_NET_TRANSPORT_H
+#define MYR_NET_TRANSPORT_H
+
+#include "net/net.h"
+
+int myr_ucx_start(myr_net_receiver receiver);
+void myr_ucx_stop(void);
+void myr_ucx_send_post(myr_net_send *s);
+void myr_ucx_fetch_post(myr_net_fetch *f);
+bool myr_ucx_on_comm_thread(void);
+long myr_ucx_in_flight(void);
+size_t myr_ucx_eager_limit(void);
+/* UCX's version and, once started, the transports in use. */
+const char *myr_ucx_describe(char *buf, size_t size);
+
+#endif
