@@ -82,8 +82,9 @@ _Static_assert(sizeof(coll_waiter) == 32, "two waiters per line");
 
 typedef struct coll_state {
     /* Immutable once published. */
-    myr_rank *ranks;       /* the job it was built for */
-    const int *map;        /* comm rank -> job rank; NULL: the identity */
+    myr_rank *ranks;       /* the job it was built for (this process's ranks) */
+    const int *map;        /* comm rank -> job rank; NULL: ranks[r] */
+    int first;             /* the job rank of ranks[0], for map's entries */
     int size;
     int ngroups;
     coll_group *groups;
@@ -116,14 +117,22 @@ typedef struct coll_state {
     char phase_why[256];
 } coll_state;
 
+/* A shared object for `map` (the reference is taken) with its collective
+ * state, for `refs` members; NULL when out of memory (comm_create.c). */
+myr_comm_shared *coll_shared_build(myr_rankmap *map, int refs);
+
+/* A collective of MPI_COMM_WORLD when the job spans several OS processes
+ * (procs.c): same contract as myr_coll_run; `a` NULL: a barrier. */
+int coll_procs_run(myr_rank *self, const myr_coll_args *a, const char **why);
+
 static inline myr_rank *coll_state_rank(const coll_state *s, int r)
 {
-    return &s->ranks[s->map ? s->map[r] : r];
+    return &s->ranks[s->map ? s->map[r] - s->first : r];
 }
 
 /* ---- states and rounds (round.c) ---------------------------------------- */
 
-/* A state for `size` ranks (comm rank r is job rank map[r], or r for a NULL
+/* A state for `size` ranks of this process (comm rank r is job rank map[r], or r for a NULL
  * map); NULL when out of memory. */
 coll_state *coll_state_new(myr_rank *ranks, const int *map, int size);
 void coll_state_free(coll_state *s);

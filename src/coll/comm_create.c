@@ -35,7 +35,17 @@ static void shared_coll_free(void *coll)
 
 /* A shared object for `map` (the reference is taken) with its collective
  * state, for `refs` members; NULL when out of memory. */
-static myr_comm_shared *shared_build(myr_rankmap *map, int refs)
+/* Communicators whose ranks live in several OS processes come with the
+ * collectives across processes of every communicator (issue 18); until
+ * then their creation fails cleanly. */
+static int across_processes(const char **why)
+{
+    *why = "communicators spanning several OS processes (other than MPI_COMM_WORLD) "
+           "are not supported yet";
+    return MPI_ERR_UNSUPPORTED_OPERATION;
+}
+
+myr_comm_shared *coll_shared_build(myr_rankmap *map, int refs)
 {
     if (!map)
         return NULL;
@@ -95,7 +105,7 @@ void coll_complete_create(coll_state *s)
         myr_rankmap *map = myr_rankmap_new(j - i);
         for (int k = i; map && k < j; k++)
             map->world[k - i] = s->map ? s->map[items[k].rank] : items[k].rank;
-        myr_comm_shared *sh = shared_build(map, j - i);
+        myr_comm_shared *sh = coll_shared_build(map, j - i);
         if (!sh) {
             /* Undo the communicators built so far: nobody has seen them. */
             for (int k = 0; k < i; k++)
@@ -125,7 +135,7 @@ static int comm_alone(myr_rank *self, MPI_Comm *out, const char **why)
     myr_rankmap *map = myr_rankmap_new(1);
     if (map)
         map->world[0] = self->world_rank;
-    myr_comm_shared *sh = shared_build(map, 1);
+    myr_comm_shared *sh = coll_shared_build(map, 1);
     if (!sh || !(*out = myr_comm_handle_new(sh, 0)))
         return out_of_memory(why);
     return MPI_SUCCESS;
@@ -137,6 +147,8 @@ int myr_coll_comm_split(MPI_Comm parent, myr_rank *self, int color, int key,
     *out = MPI_COMM_NULL;
     if (parent->kind == MYR_COMM_SELF)
         return color == MPI_UNDEFINED ? MPI_SUCCESS : comm_alone(self, out, why);
+    if (__builtin_expect(myr_the_job.multiprocess, 0) && parent->kind == MYR_COMM_WORLD)
+        return across_processes(why);
     coll_state *s = coll_state_of(parent, self);
     if (!s) {
         *why = "out of memory for the communicator's collective state";
@@ -201,7 +213,7 @@ static rdv_entry *rdv_entry_new(unsigned ctx, int tag, MPI_Group g)
     }
     for (int i = 0; i < g->size; i++)
         map->world[i] = myr_group_world(g, i);
-    myr_comm_shared *sh = shared_build(map, g->size);
+    myr_comm_shared *sh = coll_shared_build(map, g->size);
     if (!sh) {
         free(e);
         free(marks);
@@ -219,6 +231,10 @@ int myr_coll_comm_create_group(MPI_Comm parent, myr_rank *self, MPI_Group group,
     int me = myr_group_rank_of(group, self->world_rank);
     if (me == MPI_UNDEFINED)
         return MPI_SUCCESS;
+    if (__builtin_expect(myr_the_job.multiprocess, 0))
+        for (int i = 0; i < group->size; i++)
+            if (!myr_job_rank(myr_group_world(group, i)))
+                return across_processes(why);
     if (group->size == 1)
         return comm_alone(self, out, why);
     unsigned ctx = parent->context_id;

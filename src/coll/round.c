@@ -118,6 +118,7 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
     memset(s, 0, sizeof *s);
     s->ranks = ranks;
     s->map = map;
+    s->first = myr_the_job.first;
     s->size = size;
     int workers = myr_worker_count();
     s->ngroups = workers < 1 ? 1 : workers < size ? workers : size;
@@ -135,7 +136,7 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
     /* Group g holds the ranks r with r*G/N == g: those the launcher placed on
      * worker g. With G <= N no group is empty. */
     long long n = size, g_count = s->ngroups;
-    long job_size = myr_the_job.size;
+    long job_size = myr_the_job.local;
     for (long long g = 0; g < g_count; g++) {
         coll_group *grp = &s->groups[g];
         memset(grp, 0, sizeof *grp);
@@ -147,7 +148,8 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
         grp->chain = job_size > 0 && grp->size >= COLL_CHAIN_MIN;
         for (int r = grp->first; r < end; r++) {
             s->waiters[r].group = (int)g;
-            int w = myr_job_worker_of(map ? map[r] : r, job_size, workers < 1 ? 1 : workers);
+            int w = myr_job_worker_of(map ? map[r] - s->first : r, job_size,
+                                      workers < 1 ? 1 : workers);
             grp->chain = grp->chain && (worker < 0 || w == worker);
             worker = w;
         }
@@ -177,16 +179,16 @@ static job_states *states(void)
 {
     job_states *j = atomic_load_explicit(&the_states, memory_order_acquire);
     if (__builtin_expect(j && j->ranks == myr_the_job.ranks &&
-                         j->size == myr_the_job.size, 1))
+                         j->size == myr_the_job.local, 1))
         return j;
     myr_spin_lock(&states_lock);
     j = atomic_load_explicit(&the_states, memory_order_relaxed);
-    if (!j || j->ranks != myr_the_job.ranks || j->size != myr_the_job.size) {
-        size_t n = (size_t)myr_the_job.size;
+    if (!j || j->ranks != myr_the_job.ranks || j->size != myr_the_job.local) {
+        size_t n = (size_t)myr_the_job.local;
         j = calloc(1, sizeof *j + n * sizeof j->self[0]);
         if (j) {
             j->ranks = myr_the_job.ranks;
-            j->size = myr_the_job.size;
+            j->size = myr_the_job.local;
             atomic_store_explicit(&the_states, j, memory_order_release);
         }
     }
@@ -213,7 +215,7 @@ static coll_state *state_lookup(MPI_Comm comm, myr_rank *self)
         coll_state *s = atomic_load_explicit(&j->world, memory_order_acquire);
         return s ? s : install(&j->world, coll_state_new(j->ranks, NULL, j->size));
     }
-    _Atomic(coll_state *) *mine = &j->self[self->world_rank];
+    _Atomic(coll_state *) *mine = &j->self[self->world_rank - myr_the_job.first];
     coll_state *s = atomic_load_explicit(mine, memory_order_acquire);
     return s ? s : install(mine, coll_state_new(j->ranks, &self->world_rank, 1));
 }
@@ -501,6 +503,8 @@ void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op)
 
 int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
 {
+    if (__builtin_expect(myr_the_job.multiprocess, 0) && comm->kind == MYR_COMM_WORLD)
+        return coll_procs_run(self, NULL, why);
     if (myr_comm_size(comm) == 1)
         return MPI_SUCCESS;   /* alone: nobody to wait for (coll.c, run_alone) */
     coll_state *s = coll_state_of(comm, self);

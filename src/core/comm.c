@@ -258,8 +258,8 @@ myr_rank *myr_comm_peer(MPI_Comm comm, myr_rank *self, int rank)
     if (rank < 0 || rank >= myr_comm_peer_count(comm))
         return NULL;
     if (comm->kind == MYR_COMM_INTER)
-        return &myr_the_job.ranks[comm->remote_members[rank]];
+        return myr_job_rank(comm->remote_members[rank]);
     if (comm->kind == MYR_COMM_INTRA)
-        return &myr_the_job.ranks[comm->members[rank]];
-    return &myr_the_job.ranks[rank];
+        return myr_job_rank(comm->members[rank]);
+    return myr_job_rank(rank);
 }

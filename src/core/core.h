@@ -510,10 +510,18 @@ static inline void myr_wait_note_clear(myr_rank *r)
     atomic_store_explicit(&r->waiting_kind, MYR_WAIT_NONE, memory_order_relaxed);
 }
 
+/* The job's ranks are numbered process by process (net/net.h, the
+ * place): this OS process runs job ranks first .. first+local-1, whose
+ * state is ranks[0 .. local-1]; the others are remote, reached through the
+ * network engine (core/remote.c). With one process, first is 0 and local
+ * is size. */
 typedef struct myr_job {
-    int size;                        /* ranks in the job */
-    myr_rank *ranks;
-    _Atomic int finalize_arrived;    /* ranks in the MPI_Finalize barrier */
+    int size;                        /* ranks in the job, all processes */
+    int first;                       /* this process's first job rank */
+    int local;                       /* and how many it runs */
+    myr_rank *ranks;                 /* this process's, by job rank - first */
+    bool multiprocess;               /* other processes exist */
+    _Atomic int finalize_arrived;    /* local ranks in the MPI_Finalize barrier */
     int argc;                        /* the program's command line (MPI_INFO_ENV) */
     char **argv;
 } myr_job;
@@ -526,8 +534,17 @@ static inline myr_rank *myr_rank_self(void)
     return (myr_rank *)myr_ult_inherited_internal();
 }
 
-/* Allocate the job's ranks (not started). 0 on success. */
-int myr_job_create(int nranks);
+/* The state of job rank `rank` when this process runs it, else NULL (a
+ * rank of another process). One compare for the usual single process. */
+static inline myr_rank *myr_job_rank(long rank)
+{
+    unsigned long i = (unsigned long)(rank - myr_the_job.first);
+    return i < (unsigned long)myr_the_job.local ? &myr_the_job.ranks[i] : NULL;
+}
+
+/* Allocate this process's ranks (not started): `local` ranks, job ranks
+ * first .. first+local-1 of `size`. 0 on success. */
+int myr_job_create(int size, int first, int local);
 
 /* Jobs of at most this many ranks start on one worker (MYR_PLACE: 2 by
  * default, 0 with `spread`); set by myr_job_create. */
@@ -582,7 +599,8 @@ static inline bool myr_comm_valid(MPI_Comm comm)
 {
     return comm && myr_handle_magic(comm) == MYR_MAGIC_COMM;
 }
-/* The rank behind `rank` of `comm` (comm rank -> job rank). */
+/* The rank behind `rank` of `comm` (comm rank -> job rank), or NULL when
+ * another OS process runs it (or rank is out of range). */
 myr_rank *myr_comm_peer(MPI_Comm comm, myr_rank *self, int rank);
 
 /* ---- waiting ----------------------------------------------------------- */

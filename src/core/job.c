@@ -22,9 +22,9 @@ static int pack_max_from_env(void)
     return 2;
 }
 
-int myr_job_create(int nranks)
+int myr_job_create(int size, int first, int nranks)
 {
-    if (nranks < 1)
+    if (nranks < 1 || first < 0 || first + nranks > size)
         return -1;
     myr_rank *ranks = aligned_alloc(MYR_CACHE_LINE,
                                     (size_t)nranks * sizeof(myr_rank));
@@ -32,26 +32,30 @@ int myr_job_create(int nranks)
         return -1;
     memset(ranks, 0, (size_t)nranks * sizeof(myr_rank));
     for (int i = 0; i < nranks; i++) {
-        ranks[i].world_rank = i;
+        ranks[i].world_rank = first + i;
         ranks[i].world_local.errhandler = MPI_ERRORS_ARE_FATAL;
         ranks[i].self_local.errhandler = MPI_ERRORS_ARE_FATAL;
     }
     myr_job_pack_max = pack_max_from_env();
-    myr_the_job.size = nranks;
+    myr_the_job.size = size;
+    myr_the_job.first = first;
+    myr_the_job.local = nranks;
+    myr_the_job.multiprocess = nranks != size;
     myr_the_job.ranks = ranks;
     atomic_init(&myr_the_job.finalize_arrived, 0);
-    myr_mpi_comm_world.size = nranks;
+    myr_mpi_comm_world.size = size;
     return 0;
 }
 
 void myr_job_destroy(void)
 {
-    for (int i = 0; i < myr_the_job.size; i++) {
+    for (int i = 0; i < myr_the_job.local; i++) {
         free(myr_the_job.ranks[i].world_local.name);
         free(myr_the_job.ranks[i].self_local.name);
     }
     free(myr_the_job.ranks);
     myr_the_job.ranks = NULL;
-    myr_the_job.size = 0;
+    myr_the_job.size = myr_the_job.local = myr_the_job.first = 0;
+    myr_the_job.multiprocess = false;
     myr_mpi_comm_world.size = 0;
 }

@@ -15,6 +15,8 @@
 #include "core/p2p.h"
 
 #include <stdlib.h>
+
+#include "core/remote.h"
 #include <string.h>
 
 /* ---- requests -------------------------------------------------------- */
@@ -226,9 +228,17 @@ static void release_bsend(myr_envelope *e)
     }
 }
 
-/* Receiver side: `e` was unlinked by us; copy and finish both sides. */
-static void take_envelope(struct myr_mpi_request *rr, myr_envelope *e)
+/* Receiver side: `e` was unlinked by us; copy and finish both sides.
+ * False when rr completes later: a rendezvous message of another process,
+ * whose data is being fetched. */
+static bool take_envelope(struct myr_mpi_request *rr, myr_envelope *e)
 {
+    if (__builtin_expect(e->ack_proc >= 0, 0))
+        myr_remote_ack(e);
+    if (__builtin_expect(e->rndv != NULL, 0)) {
+        myr_remote_take_rndv(rr, e);
+        return false;
+    }
     fill_and_complete_recv(rr, e->source, e->tag, e->data, e->type, e->count,
                            e->bytes, true);
     if (e->sreq) {
@@ -237,6 +247,7 @@ static void take_envelope(struct myr_mpi_request *rr, myr_envelope *e)
     }
     release_bsend(e);
     envelope_free(e);
+    return true;
 }
 
 /* ---- queues (caller holds the receiver's lock) ----------------------- */
@@ -321,7 +332,7 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
     if (__builtin_expect(comm->kind == MYR_COMM_WORLD, 1)) {
         /* What myr_comm_peer/myr_comm_rank answer for MPI_COMM_WORLD
          * (peer checked by the caller), without two calls through the PLT. */
-        dest = &myr_the_job.ranks[peer];
+        dest = myr_job_rank(peer);
         src = self->world_rank;
     } else {
         dest = myr_comm_peer(comm, self, peer);
@@ -329,6 +340,14 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
     }
     if (s)
         s->dest = dest;
+    if (__builtin_expect(dest == NULL, 0)) {
+        /* A rank of another OS process. */
+        long to = comm->kind == MYR_COMM_WORLD ? peer
+                  : comm->kind == MYR_COMM_INTER ? comm->remote_members[peer]
+                  : comm->members[peer];
+        return myr_remote_send(self, buf, count, type, to, src, tag, comm->context_id,
+                               mode, s);
+    }
     unsigned ctx = comm->context_id;
     size_t bytes = (size_t)count * type->size;
 
@@ -402,6 +421,8 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
     e->bsend_owner = reserve ? self : NULL;
     e->bsend_bytes = reserve;
     e->receiver = dest;
+    e->rndv = NULL;
+    e->ack_proc = -1;
 
     myr_spin_lock(&q->lock);
     /* A receive may have been posted while we were unlocked. It found no
@@ -471,12 +492,13 @@ static inline bool sender_shares_worker(myr_rank *self, MPI_Comm comm, int sourc
         return true;
     if (source < 0)
         return false;   /* MPI_ANY_SOURCE */
-    long peer = comm->kind == MYR_COMM_WORLD
-                    ? source
-                    : (long)(myr_comm_peer(comm, self, source) - myr_the_job.ranks);
-    long n = myr_the_job.size;
-    return myr_job_worker_of(self->world_rank, n, workers) ==
-           myr_job_worker_of(peer, n, workers);
+    myr_rank *sender = comm->kind == MYR_COMM_WORLD ? myr_job_rank(source)
+                                                    : myr_comm_peer(comm, self, source);
+    if (!sender)
+        return false;   /* another process: the comm thread copies */
+    long n = myr_the_job.local, first = myr_the_job.first;
+    return myr_job_worker_of(self->world_rank - first, n, workers) ==
+           myr_job_worker_of(sender->world_rank - first, n, workers);
 }
 
 /* A posted receive waits for its sender to copy into its buffer. When the
@@ -500,7 +522,8 @@ static inline void prefetch_receive_buffer(myr_rank *self, const struct myr_mpi_
 }
 
 /* Take the first matching message of `self`'s unexpected queue into r, or
- * post r (true: it waits in the posted queue). The envelope (ctx, source,
+ * post r (true: it waits, in the posted queue or for a remote message's
+ * data). The envelope (ctx, source,
  * tag) is r's own, passed as values: the callers have them in registers. */
 static inline __attribute__((always_inline)) bool
 take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source, int tag)
@@ -511,8 +534,7 @@ take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source
     if (e) {
         unexpected_unlink(q, e);
         myr_spin_unlock(&q->lock);
-        take_envelope(r, e);
-        return false;
+        return !take_envelope(r, e);
     }
     posted_append(q, r);
     myr_spin_unlock(&q->lock);
@@ -568,6 +590,66 @@ void myr_p2p_start_mrecv(struct myr_mpi_request *r, myr_envelope *msg)
     if (!r->solo)
         atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
     take_envelope(r, msg);
+}
+
+/* ---- messages from other processes (see p2p.h) ------------------------ */
+
+struct myr_mpi_request *myr_p2p_match_posted(myr_rank *dest, unsigned ctx, int src,
+                                             int tag)
+{
+    myr_match_queues *q = &dest->match;
+    myr_spin_lock(&q->lock);
+    struct myr_mpi_request *rr = posted_find(q, ctx, src, tag);
+    if (rr)
+        posted_unlink(q, rr);
+    myr_spin_unlock(&q->lock);
+    return rr;
+}
+
+struct myr_mpi_request *myr_p2p_queue_unexpected(myr_envelope *e)
+{
+    myr_rank *dest = e->receiver;
+    myr_match_queues *q = &dest->match;
+    myr_spin_lock(&q->lock);
+    /* As in send_core: a receive posted since the caller looked matches
+     * this message first. */
+    struct myr_mpi_request *rr = posted_find(q, e->context_id, e->source, e->tag);
+    if (rr) {
+        posted_unlink(q, rr);
+        myr_spin_unlock(&q->lock);
+        return rr;
+    }
+    unexpected_append(q, e);
+    myr_spin_unlock(&q->lock);
+    myr_wait_notify(dest);  /* a probe may be waiting for this message */
+    return NULL;
+}
+
+void myr_p2p_complete_recv(struct myr_mpi_request *rr, int source, int tag,
+                           const void *data, size_t bytes)
+{
+    fill_and_complete_recv(rr, source, tag, data, MPI_BYTE, (int)bytes, bytes, false);
+}
+
+myr_envelope *myr_p2p_envelope_new(void)
+{
+    myr_envelope *e = myr_ult_cache_get(CACHE_ENVELOPE, sizeof *e);
+    if (e) {
+        e->magic = MYR_MAGIC_MESSAGE;
+        e->next = e->prev = NULL;
+        e->sreq = NULL;
+        e->eager = NULL;
+        e->bsend_owner = NULL;
+        e->bsend_bytes = 0;
+        e->rndv = NULL;
+        e->ack_proc = -1;
+    }
+    return e;
+}
+
+void myr_p2p_envelope_free(myr_envelope *e)
+{
+    envelope_free(e);
 }
 
 /* ---- probe -------------------------------------------------------------- */

@@ -113,6 +113,13 @@ struct myr_mpi_message {
     myr_rank *bsend_owner;      /* buffered send: whose buffer space to release */
     size_t bsend_bytes;
     myr_rank *receiver;         /* whose unexpected queue holds it */
+    /* From a rank of another OS process (remote.c): the data of a
+     * rendezvous message, still at its sender, to fetch (NULL: the data
+     * is here); and a synchronous send's process and cookie to
+     * acknowledge when the message is matched (ack_proc -1: none). */
+    void *rndv;
+    int ack_proc;
+    unsigned long long ack_cookie;
     /* `eager` for messages this small: no second allocation. */
     _Alignas(16) unsigned char small[MYR_ENVELOPE_INLINE];
 };
@@ -241,6 +248,31 @@ MYR_INTERNAL bool myr_p2p_probe(myr_rank *self, MPI_Comm comm, int source, int t
 /* Try to cancel a pending request: true if it was cancelled (then it is
  * complete with status.myr_cancelled set). */
 MYR_INTERNAL bool myr_p2p_cancel(struct myr_mpi_request *r);
+
+/* ---- messages from ranks of other OS processes (remote.c) ---------------
+ * An arriving message is matched as a collocated send is: against the
+ * receiver's posted queue, else appended to its unexpected queue, under
+ * the receiver's lock, so ANY_SOURCE sees collocated and remote senders in
+ * one order. */
+
+/* The first posted receive of `dest` matching (ctx, src, tag), unlinked;
+ * NULL when none. */
+MYR_INTERNAL struct myr_mpi_request *myr_p2p_match_posted(myr_rank *dest, unsigned ctx,
+                                                          int src, int tag);
+/* Queue `e` (built by the caller, fields complete) in its receiver's
+ * unexpected queue, unless a matching receive was posted since the
+ * caller's myr_p2p_match_posted: then that receive is returned, unlinked,
+ * and `e` is not queued. */
+MYR_INTERNAL struct myr_mpi_request *myr_p2p_queue_unexpected(myr_envelope *e);
+/* Complete receive `rr` with `bytes` of packed data (the message's) from
+ * (source, tag): copied into its buffer, truncated to fit with
+ * MPI_ERR_TRUNCATE. From any thread. */
+MYR_INTERNAL void myr_p2p_complete_recv(struct myr_mpi_request *rr, int source, int tag,
+                                        const void *data, size_t bytes);
+/* An envelope from the caches, with the fields a remote one does not set
+ * cleared; and its release (with its data copy). */
+MYR_INTERNAL myr_envelope *myr_p2p_envelope_new(void);
+MYR_INTERNAL void myr_p2p_envelope_free(myr_envelope *e);
 
 /* MPI's empty status (for MPI_PROC_NULL and inactive requests). */
 MYR_INTERNAL void myr_status_empty(MPI_Status *s);

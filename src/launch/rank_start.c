@@ -27,6 +27,7 @@
 
 #include "base/env.h"
 #include "core/core.h"
+#include "core/remote.h"
 #include "launch/exit.h"
 #include "launch/launch.h"
 #include "launch/mpmd.h"
@@ -35,6 +36,7 @@
 #include "launch/tag_output.h"
 #include "launch/watchdog.h"
 #include "mpi/mpi_impl.h"
+#include "net/net.h"
 
 extern char **environ;
 
@@ -73,7 +75,7 @@ static void end_rank(rank_start *start, int code, bool by_exit)
     /* Its private image's atexit handlers and static destructors: what a
      * process would run at its exit. Shared globals may still be in use by
      * other ranks, so a shared image's run at the process's exit. */
-    myr_rank_image *ri = &privatization.ranks[r->world_rank];
+    myr_rank_image *ri = &privatization.ranks[r - myr_the_job.ranks];
     if (privatization.private_globals && ri->dso_handle)
         __cxa_finalize(ri->dso_handle);
     /* Its argv stays: as a process's, it lives until the process ends
@@ -119,7 +121,7 @@ static void *run_rank(void *arg)
         return NULL;
     }
     start->rank_argv = argv;
-    myr_rank_image *ri = &privatization.ranks[r->world_rank];
+    myr_rank_image *ri = &privatization.ranks[r - myr_the_job.ranks];
     if (!privatization.private_globals) {
         /* A shared image reads libc's getopt variables: as in a new
          * process, they start afresh (ranks that parse at the same time on
@@ -136,7 +138,7 @@ static void *run_rank(void *arg)
 
 void myr_launch_end_rank(myr_rank *rank, int status, bool by_exit)
 {
-    end_rank(&starts[rank->world_rank], status, by_exit);
+    end_rank(&starts[rank - myr_the_job.ranks], status, by_exit);
 }
 
 myr_rank *myr_launch_rank_self(void)
@@ -146,7 +148,7 @@ myr_rank *myr_launch_rank_self(void)
     /* Other ULTs may carry other inherited values; only a rank's own ULT
      * (not ones it spawned) is the rank. */
     if (!r || !starts || !myr_the_job.ranks || r < myr_the_job.ranks ||
-        r >= myr_the_job.ranks + myr_the_job.size || r->ult != self)
+        r >= myr_the_job.ranks + myr_the_job.local || r->ult != self)
         return NULL;
     return r;
 }
@@ -154,7 +156,7 @@ myr_rank *myr_launch_rank_self(void)
 /* The job's exit status from the ranks' (see the top). */
 static int job_status(const myr_job *job)
 {
-    for (int i = 0; i < job->size; i++) {
+    for (int i = 0; i < job->local; i++) {
         int code = job->ranks[i].exit_code;
         if (code != 0)
             return (code & 0xff) ? code & 0xff : 1;
@@ -169,14 +171,22 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
 }
 
+/* The ranks this process runs: MYR_NRANKS (mpiexec sets it, per process
+ * when there are several), else MYR_RANKS_PER_PROCESS for a process that
+ * another PMIx launcher started, else 1. */
 static int read_settings(long *nranks)
 {
     *nranks = 1;
-    const char *v = myr_env_get(MYR_ENV_NRANKS);
+    myr_env_id id = MYR_ENV_NRANKS;
+    const char *v = myr_env_get(id);
+    if (!v && getenv("PMIX_RANK")) {
+        id = MYR_ENV_RANKS_PER_PROCESS;
+        v = myr_env_get(id);
+    }
     if (v && (myr_env_parse_long(v, nranks) != 0 || *nranks < 1 ||
               *nranks > MYR_MAX_RANKS)) {
-        fprintf(stderr, "myriad: MYR_NRANKS=%s is not a number of ranks "
-                "(1 to %ld)\n", v, MYR_MAX_RANKS);
+        fprintf(stderr, "myriad: %s=%s is not a number of ranks "
+                "(1 to %ld)\n", myr_env_table[id].name, v, MYR_MAX_RANKS);
         return -1;
     }
     v = myr_env_get(MYR_ENV_VERBOSE);
@@ -189,6 +199,21 @@ static int run_job(int argc, char **argv, const myr_program *program)
     long nranks;
     if (read_settings(&nranks) != 0)
         return 1;
+    /* Where this process's ranks sit in the job (one process, unless a
+     * PMIx launcher started several: net/net.h). From here on `nranks`
+     * counts this process's ranks. */
+    if (myr_net_place_init(nranks) != 0)
+        return 1;
+    const myr_net_place *place = &myr_net_the_place;
+    if (place->job_size > MYR_MAX_RANKS) {
+        fprintf(stderr, "myriad: a job of %ld ranks is more than Myriad's %ld\n",
+                place->job_size, MYR_MAX_RANKS);
+        return 1;
+    }
+    if (place->nprocs > 1 && myr_env_get(MYR_ENV_MPMD)) {
+        fprintf(stderr, "myriad: an MPMD job runs in one OS process for now\n");
+        return 1;
+    }
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     /* MPMD (mpmd.h): the program runs only its own ranks, the first `own`;
@@ -219,6 +244,10 @@ static int run_job(int argc, char **argv, const myr_program *program)
         fprintf(stderr, "myriad: cannot start the runtime: %s\n", myr_strerror(rc));
         return 1;
     }
+    if (verbose && place->nprocs > 1)
+        fprintf(stderr, "myriad: process %d of %d (started by %s): ranks %ld-%ld of %ld\n",
+                place->proc, place->nprocs, place->launcher, place->first,
+                place->first + place->local - 1, place->job_size);
     if (verbose) {
         fprintf(stderr, "myriad: %ld rank%s on %d worker%s, globals %s (%s)\n",
                 nranks, nranks == 1 ? "" : "s", myr_worker_count(),
@@ -237,13 +266,17 @@ static int run_job(int argc, char **argv, const myr_program *program)
 
     starts = calloc((size_t)nranks, sizeof *starts);
     ults = calloc((size_t)nranks, sizeof *ults);
-    if (myr_job_create((int)nranks) != 0 || !starts || !ults) {
+    if (myr_job_create((int)place->job_size, (int)place->first, (int)nranks) != 0 ||
+        !starts || !ults) {
         fprintf(stderr, "myriad: out of memory for %ld ranks\n", nranks);
         return 1;
     }
+    /* Messages from the other processes reach the ranks from here on. */
+    if (place->nprocs > 1 && myr_remote_start() != 0)
+        myr_exit_process(1);
     myr_the_job.argc = argc;   /* what MPI_INFO_ENV reports */
     myr_the_job.argv = argv;
-    if (myr_tag_output_start((int)nranks) != 0)
+    if (myr_tag_output_start((int)place->first, (int)nranks) != 0)
         return 1;
     if (myr_watchdog_start() != 0)
         return 1;
@@ -264,6 +297,9 @@ static int run_job(int argc, char **argv, const myr_program *program)
     for (long i = 0; i < nranks; i++)
         myr_ult_join(ults[i], NULL);
     myr_watchdog_stop();
+    if (place->nprocs > 1)
+        myr_remote_stop();
+    myr_net_place_fini();
     int status = job_status(&myr_the_job);
     myr_finalize();
     myr_tag_output_finish();

@@ -52,6 +52,7 @@ typedef struct tag_stream {
 
 static tag_stream streams[2];
 static int tag_nranks;
+static int tag_first;      /* the job rank of slot 0 (this process's first) */
 static bool tagging;
 
 static int write_all(int fd, const char *p, size_t n)
@@ -86,7 +87,7 @@ static int reserve(char **buf, size_t *cap, size_t need)
 
 static size_t format_prefix(char *prefix, int rank)
 {
-    return rank < 0 ? 0 : (size_t)snprintf(prefix, 16, "[%d] ", rank);
+    return rank < 0 ? 0 : (size_t)snprintf(prefix, 16, "[%d] ", rank + tag_first);
 }
 
 /* Write `pending` (if any) then data[0..n) as lines, each with the prefix;
@@ -154,7 +155,8 @@ static ssize_t tag_write(void *cookie, const char *data, size_t n)
 {
     tag_stream *s = cookie;
     myr_rank *r = myr_rank_self();
-    int rank = r && r->world_rank < tag_nranks ? r->world_rank : -1;
+    int rank = r && (unsigned)(r->world_rank - tag_first) < (unsigned)tag_nranks
+                   ? r->world_rank - tag_first : -1;
     pthread_mutex_lock(&s->lock);
     int rc = put(s, rank, data, n);
     pthread_mutex_unlock(&s->lock);
@@ -216,7 +218,7 @@ static void flush_at_exit(void)
         flush_all();
 }
 
-int myr_tag_output_start(int nranks)
+int myr_tag_output_start(int first, int nranks)
 {
     const char *v = myr_env_get(MYR_ENV_TAG_OUTPUT);
     if (!v || strcmp(v, "0") == 0)
@@ -229,6 +231,7 @@ int myr_tag_output_start(int nranks)
     FILE *originals[2] = {stdout, stderr};
     cookie_io_functions_t io = {.write = tag_write};
     tag_nranks = nranks;
+    tag_first = first;
     for (int i = 0; i < 2; i++) {
         tag_stream *s = &streams[i];
         fflush(originals[i]);
@@ -253,6 +256,7 @@ int myr_tag_output_start(int nranks)
 
 void myr_tag_output_rank_done(int rank)
 {
+    rank -= tag_first;
     if (!tagging || rank < 0 || rank >= tag_nranks)
         return;
     for (int i = 0; i < 2; i++)

@@ -12,11 +12,12 @@
 #ifndef MYR_LAUNCH_TAG_OUTPUT_H
 #define MYR_LAUNCH_TAG_OUTPUT_H
 
-/* Start tagging when MYR_TAG_OUTPUT=1, for a job of `nranks` ranks. Returns
- * 0, or -1 after printing why it could not. Call before the ranks start. */
-int myr_tag_output_start(int nranks);
+/* Start tagging when MYR_TAG_OUTPUT=1, for this process's `nranks` ranks,
+ * job ranks first.. (tags name job ranks). Returns 0, or -1 after printing
+ * why it could not. Call before the ranks start. */
+int myr_tag_output_start(int first, int nranks);
 
-/* Rank `rank` is done: its unfinished lines go out, ended by a newline. */
+/* Job rank `rank` (of this process) is done: its unfinished lines go out, ended by a newline. */
 void myr_tag_output_rank_done(int rank);
 
 /* Every rank is done: write what is left, and give back the original

@@ -326,7 +326,7 @@ static void report_ranks(bool frozen)
 {
     char a[LINE], b[LINE];
     char *prev = a, *cur = b;
-    int first = 0, n = myr_the_job.size;
+    int first = 0, n = myr_the_job.local, base = myr_the_job.first;
     for (int i = 0; i <= n; i++) {
         text t = {.buf = cur, .cap = LINE};
         cur[0] = '\0';
@@ -334,9 +334,9 @@ static void report_ranks(bool frozen)
             describe(&t, &myr_the_job.ranks[i], frozen);
         if (i > 0 && (i == n || strcmp(cur, prev) != 0)) {
             if (first == i - 1)
-                say("myriad:   rank %d: %s\n", first, prev);
+                say("myriad:   rank %d: %s\n", base + first, prev);
             else
-                say("myriad:   ranks %d-%d: %s\n", first, i - 1, prev);
+                say("myriad:   ranks %d-%d: %s\n", base + first, base + i - 1, prev);
             first = i;
         }
         char *swap = prev;
@@ -357,7 +357,7 @@ static double now_s(void)
 
 static bool any_rank_waits(void)
 {
-    for (int i = 0; i < myr_the_job.size; i++)
+    for (int i = 0; i < myr_the_job.local; i++)
         if (atomic_load(&myr_the_job.ranks[i].waiting_kind) != MYR_WAIT_NONE)
             return true;
     return false;
@@ -418,7 +418,9 @@ static void *watch(void *arg)
 int myr_watchdog_start(void)
 {
     const char *v = myr_env_get(MYR_ENV_DEADLOCK);
-    dog.deadlock_check = !(v && strcmp(v, "0") == 0);
+    /* Ranks of this process that all wait may wait for another process:
+     * only a check across processes can tell (not there yet). */
+    dog.deadlock_check = !(v && strcmp(v, "0") == 0) && !myr_the_job.multiprocess;
     if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
         fprintf(stderr, "myriad: MYR_DEADLOCK=%s is not 0 or 1\n", v);
         return -1;

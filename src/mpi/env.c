@@ -98,7 +98,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 static bool all_ranks_arrived(void *arg)
 {
     (void)arg;
-    return atomic_load(&myr_the_job.finalize_arrived) >= myr_the_job.size;
+    return atomic_load(&myr_the_job.finalize_arrived) >= myr_the_job.local;
 }
 
 /* Count `self` into MPI_Finalize's arrivals; true if it was the last (and
@@ -106,9 +106,9 @@ static bool all_ranks_arrived(void *arg)
 static bool arrive_at_finalize(myr_rank *self)
 {
     int arrived = atomic_fetch_add(&myr_the_job.finalize_arrived, 1) + 1;
-    if (arrived != myr_the_job.size)
+    if (arrived != myr_the_job.local)
         return false;
-    for (int i = 0; i < myr_the_job.size; i++)
+    for (int i = 0; i < myr_the_job.local; i++)
         if (&myr_the_job.ranks[i] != self)
             myr_wait_notify(&myr_the_job.ranks[i]);
     return true;
@@ -170,8 +170,8 @@ int PMPI_Finalized(int *flag)
 }
 int MPI_Finalized(int *flag) MYR_PMPI(Finalized);
 
-/* Ends every rank of the job, whatever `comm` (all ranks share this OS
- * process), with exit status errorcode & 0xff, or 1 when that is 0 so that
+/* Ends every rank of the job, whatever `comm` (every OS process of the
+ * job: myr_mpi_die asks the launcher to end the others), with exit status errorcode & 0xff, or 1 when that is 0 so that
  * an abort never looks like success. Works at any time, even outside
  * MPI_Init..MPI_Finalize. */
 int PMPI_Abort(MPI_Comm comm, int errorcode)

@@ -28,6 +28,8 @@
  */
 #include "mpi/mpi_impl.h"
 
+#include "net/net.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,6 +350,13 @@ void myr_mpi_die(int code, const char *fmt, ...)
                 break;
             off += (size_t)w;
         }
+    }
+    /* The job's other OS processes end too: the launcher's PMIx server
+     * ends them all with this status (it may end this one before the
+     * call returns). */
+    if (myr_the_job.multiprocess) {
+        line[len - 1] = '\0';
+        myr_net_abort(status ? status : 1, line);
     }
     myr_job_end(false);
 }

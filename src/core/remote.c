@@ -1,0 +1,316 @@
+/*
+ * remote.c — point-to-point with ranks of other OS processes, over the
+ * network engine (net/net.h). Collocated ranks never come here.
+ *
+ * Sending. A message is a wire header (below) and its data, handed to the
+ * comm thread. Small standard, ready and buffered sends, and any send of
+ * a non-contiguous type, copy (pack) their data into the operation and
+ * complete at once, as a collocated eager send does; the others send
+ * from the user's buffer and complete when the engine is done with it
+ * (eager: copied out; rendezvous: fetched by the receiver). A synchronous
+ * send also waits for the receiver's acknowledgement, sent when the
+ * message is matched.
+ *
+ * Receiving. The comm thread hands every arriving message to on_arrival,
+ * which matches it exactly as a collocated send would (p2p.c): a posted
+ * receive gets the data at once (eager) or fetches it straight into its
+ * buffer (rendezvous); otherwise the message waits in the receiver's
+ * unexpected queue as an envelope, with an eager message's data copied
+ * and a rendezvous message's handle kept until a receive takes it.
+ * Ordering: the engine delivers a process's messages in the order they
+ * were posted, and a rank posts its sends in program order, so MPI's
+ * non-overtaking rule holds per (source, tag, communicator).
+ */
+#include "core/remote.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/net.h"
+
+enum { WIRE_MESSAGE = 1, WIRE_ACK = 2 };
+
+typedef struct wire_header {
+    uint8_t kind;          /* WIRE_MESSAGE, WIRE_ACK */
+    uint8_t sync;          /* acknowledge when matched (MPI_Ssend) */
+    uint16_t unused;
+    uint32_t context_id;
+    int32_t source;        /* the sender's rank in the communicator */
+    int32_t tag;
+    int64_t dest;          /* the receiver's job rank */
+    uint64_t cookie;       /* the sender's operation, for the acknowledgement */
+} wire_header;
+_Static_assert(sizeof(wire_header) <= MYR_NET_HEADER_MAX, "a header fits the engine's");
+
+/* A send in flight. `pending` counts what must happen before its request
+ * completes and it is freed: the engine's done, and for a synchronous
+ * send the acknowledgement (which may come first). */
+typedef struct remote_send {
+    myr_net_send net;                  /* first: the engine hands it back */
+    struct myr_mpi_request *req;       /* NULL: completed when posted */
+    _Atomic int pending;
+    myr_rank *bsend_owner;             /* buffered: whose space to release */
+    size_t bsend_bytes;
+    _Alignas(16) unsigned char copy[]; /* the packed data, when copied */
+} remote_send;
+
+static void send_finish(remote_send *op, int err)
+{
+    if (op->req) {
+        if (err)
+            op->req->status.MPI_ERROR = MPI_ERR_OTHER;
+        myr_request_complete(op->req);
+    }
+    free(op);
+}
+
+static void send_done(myr_net_send *ns, int err)
+{
+    remote_send *op = (remote_send *)ns;
+    if (op->bsend_owner) {
+        atomic_fetch_sub(&op->bsend_owner->bsend.used, op->bsend_bytes);
+        myr_wait_notify(op->bsend_owner);  /* MPI_Buffer_detach may wait */
+    }
+    if (err && op->req)
+        op->req->status.MPI_ERROR = MPI_ERR_OTHER;
+    if (atomic_fetch_sub(&op->pending, 1) == 1)
+        send_finish(op, 0);
+}
+
+static void header_init(wire_header *h, int kind, unsigned ctx, int src, int tag,
+                        long dest)
+{
+    *h = (wire_header){.kind = (uint8_t)kind, .context_id = ctx, .source = src,
+                       .tag = tag, .dest = dest};
+}
+
+int myr_remote_send(myr_rank *self, const void *buf, int count, MPI_Datatype type,
+                    long dest_rank, int src, int tag, unsigned ctx, myr_send_mode mode,
+                    struct myr_mpi_request *s)
+{
+    size_t bytes = (size_t)count * type->size;
+    bool sync = mode == MYR_MODE_SYNC;
+    bool copy = mode == MYR_MODE_BUFFERED ||
+                (!sync && (bytes <= myr_net_eager_limit() || !type->contig));
+    if (!copy && !s)
+        return MYR_P2P_NEEDS_REQUEST;
+    size_t reserve = 0;
+    if (mode == MYR_MODE_BUFFERED) {
+        reserve = bytes + MPI_BSEND_OVERHEAD;
+        size_t used = atomic_load(&self->bsend.used);
+        do {
+            if (used + reserve > self->bsend.size)
+                return MPI_ERR_BUFFER;
+        } while (!atomic_compare_exchange_weak(&self->bsend.used, &used, used + reserve));
+    }
+    remote_send *op = malloc(sizeof *op + (copy ? bytes : 0));
+    if (!op) {
+        if (reserve)
+            atomic_fetch_sub(&self->bsend.used, reserve);
+        return MPI_ERR_NO_MEM;
+    }
+    wire_header h;
+    header_init(&h, WIRE_MESSAGE, ctx, src, tag, dest_rank);
+    h.sync = sync;
+    h.cookie = (uint64_t)(uintptr_t)op;
+    memcpy(op->net.hdr, &h, sizeof h);
+    op->net.hdr_len = sizeof h;
+    op->net.proc = myr_net_proc_of(dest_rank);
+    op->net.len = bytes;
+    op->net.done = send_done;
+    op->bsend_owner = reserve ? self : NULL;
+    op->bsend_bytes = reserve;
+    if (copy) {
+        if (bytes)
+            myr_datatype_transfer(op->copy, MPI_BYTE, buf, type, bytes);
+        op->net.data = op->copy;
+        op->req = NULL;
+        atomic_init(&op->pending, 1);
+    } else {
+        op->net.data = buf;
+        op->req = s;
+        atomic_init(&op->pending, sync ? 2 : 1);
+    }
+    if (s) {
+        s->status.MPI_ERROR = MPI_SUCCESS;
+        s->env = NULL;
+    }
+    /* A copied send is complete before the engine sees it: the request's
+     * owner may reuse its buffer (and free the request) at once. */
+    bool complete_now = copy && s;
+    myr_net_send_post(&op->net);
+    if (complete_now)
+        myr_request_complete(s);
+    return MPI_SUCCESS;
+}
+
+/* ---- acknowledgements of synchronous sends ------------------------------- */
+
+typedef struct ack_send {
+    myr_net_send net;
+} ack_send;
+
+static void ack_done(myr_net_send *ns, int err)
+{
+    (void)err;
+    free(ns);
+}
+
+void myr_remote_ack(const myr_envelope *e)
+{
+    ack_send *a = malloc(sizeof *a);
+    if (!a) {
+        fprintf(stderr, "myriad: out of memory acknowledging a synchronous send\n");
+        abort();
+    }
+    wire_header h;
+    header_init(&h, WIRE_ACK, 0, 0, 0, -1);
+    h.cookie = e->ack_cookie;
+    memcpy(a->net.hdr, &h, sizeof h);
+    a->net.hdr_len = sizeof h;
+    a->net.proc = e->ack_proc;
+    a->net.data = NULL;
+    a->net.len = 0;
+    a->net.done = ack_done;
+    myr_net_send_post(&a->net);
+}
+
+static void on_ack(const wire_header *h)
+{
+    remote_send *op = (remote_send *)(uintptr_t)h->cookie;
+    if (atomic_fetch_sub(&op->pending, 1) == 1)
+        send_finish(op, 0);
+}
+
+/* ---- rendezvous fetches ---------------------------------------------------- */
+
+typedef struct remote_fetch {
+    myr_net_fetch net;
+    struct myr_mpi_request *rr;
+    int source, tag;
+    void *scratch;             /* the data when rr's buffer cannot take it as is */
+    myr_envelope *env;         /* freed when done (NULL: none) */
+} remote_fetch;
+
+static void fetch_done(myr_net_fetch *nf, int err)
+{
+    remote_fetch *f = (remote_fetch *)nf;
+    struct myr_mpi_request *rr = f->rr;
+    if (f->scratch) {
+        myr_p2p_complete_recv(rr, f->source, f->tag, f->scratch, f->net.len);
+        free(f->scratch);
+    } else {
+        rr->status.MPI_SOURCE = f->source;
+        rr->status.MPI_TAG = f->tag;
+        rr->status.MPI_ERROR = err ? MPI_ERR_OTHER : MPI_SUCCESS;
+        rr->status.myr_cancelled = 0;
+        rr->status.myr_bytes = (MPI_Count)f->net.len;
+        myr_request_complete(rr);
+    }
+    if (f->env)
+        myr_p2p_envelope_free(f->env);
+    free(f);
+}
+
+/* Fetch rendezvous message `rndv` (bytes long) into rr: straight into its
+ * buffer when it is contiguous and large enough, else through scratch
+ * (unpacked, or truncated, by myr_p2p_complete_recv). */
+static void fetch_into(struct myr_mpi_request *rr, void *rndv, size_t bytes, int source,
+                       int tag, myr_envelope *env)
+{
+    remote_fetch *f = malloc(sizeof *f);
+    size_t capacity = (size_t)rr->count * rr->type->size;
+    bool direct = rr->type->contig && bytes <= capacity;
+    void *scratch = direct ? NULL : malloc(bytes ? bytes : 1);
+    if (!f || (!direct && !scratch)) {
+        fprintf(stderr, "myriad: rank %d: out of memory receiving a message of %zu bytes "
+                "from another process\n", rr->owner->world_rank, bytes);
+        abort();
+    }
+    *f = (remote_fetch){.rr = rr, .source = source, .tag = tag, .scratch = scratch,
+                        .env = env};
+    f->net.rndv = rndv;
+    f->net.buf = direct ? rr->rbuf : scratch;
+    f->net.len = bytes;
+    f->net.done = fetch_done;
+    myr_net_fetch_post(&f->net);
+}
+
+void myr_remote_take_rndv(struct myr_mpi_request *rr, myr_envelope *e)
+{
+    fetch_into(rr, e->rndv, e->bytes, e->source, e->tag, e);
+}
+
+/* ---- arrivals (on the comm thread) ---------------------------------------- */
+
+static void on_arrival(const myr_net_arrival *m)
+{
+    wire_header h;
+    memcpy(&h, m->hdr, sizeof h);
+    if (h.kind == WIRE_ACK) {
+        on_ack(&h);
+        return;
+    }
+    myr_rank *dest = myr_job_rank(h.dest);
+    if (!dest) {
+        fprintf(stderr, "myriad: process %d received a message for rank %lld, which it "
+                "does not run\n", myr_net_the_place.proc, (long long)h.dest);
+        abort();
+    }
+    struct myr_mpi_request *rr = myr_p2p_match_posted(dest, h.context_id, h.source, h.tag);
+    myr_envelope *e = NULL;
+    if (!rr) {
+        /* Nobody waits for it yet: an envelope in the unexpected queue. */
+        e = myr_p2p_envelope_new();
+        void *copy = NULL;
+        if (e && m->data) {
+            copy = m->len <= sizeof e->small ? e->small : malloc(m->len);
+            if (copy)
+                memcpy(copy, m->data, m->len);
+        }
+        if (!e || (m->data && !copy)) {
+            fprintf(stderr, "myriad: process %d: out of memory for a message of %zu "
+                    "bytes from process %d\n", myr_net_the_place.proc, m->len, m->proc);
+            abort();
+        }
+        e->context_id = h.context_id;
+        e->source = h.source;
+        e->tag = h.tag;
+        e->bytes = m->len;
+        e->data = copy;
+        e->count = (int)m->len;
+        e->type = MPI_BYTE;
+        e->eager = copy;
+        e->receiver = dest;
+        e->rndv = m->data ? NULL : m->rndv;
+        e->ack_proc = h.sync ? m->proc : -1;
+        e->ack_cookie = h.cookie;
+        rr = myr_p2p_queue_unexpected(e);
+        if (!rr)
+            return;
+        /* A receive was posted meanwhile: it takes the message now. */
+    }
+    if (h.sync) {
+        myr_envelope ack = {.ack_proc = m->proc, .ack_cookie = h.cookie};
+        myr_remote_ack(&ack);
+    }
+    if (m->data) {
+        myr_p2p_complete_recv(rr, h.source, h.tag, m->data, m->len);
+        if (e)
+            myr_p2p_envelope_free(e);
+    } else {
+        fetch_into(rr, m->rndv, m->len, h.source, h.tag, e);
+    }
+}
+
+int myr_remote_start(void)
+{
+    return myr_net_start(on_arrival);
+}
+
+void myr_remote_stop(void)
+{
+    myr_net_stop();
+}
