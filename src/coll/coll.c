@@ -256,8 +256,8 @@ static bool run_alone(const myr_coll_args *a)
 
 int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why)
 {
-    if (__builtin_expect(myr_the_job.multiprocess, 0) && comm->kind == MYR_COMM_WORLD)
-        return coll_procs_run(self, a, why);
+    if (coll_spans_processes(comm))
+        return coll_procs_run(comm, self, a, why);
     if (myr_comm_size(comm) == 1 && run_alone(a))
         return MPI_SUCCESS;
     coll_state *s = coll_state_of(comm, self);

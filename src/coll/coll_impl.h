@@ -118,12 +118,25 @@ typedef struct coll_state {
 } coll_state;
 
 /* A shared object for `map` (the reference is taken) with its collective
- * state, for `refs` members; NULL when out of memory (comm_create.c). */
+ * state, for `refs` members, and a new context id (or `ctx`); NULL when
+ * out of memory (comm_create.c). */
 myr_comm_shared *coll_shared_build(myr_rankmap *map, int refs);
+myr_comm_shared *coll_shared_build_ctx(myr_rankmap *map, int refs, unsigned ctx);
 
-/* A collective of MPI_COMM_WORLD when the job spans several OS processes
- * (procs.c): same contract as myr_coll_run; `a` NULL: a barrier. */
-int coll_procs_run(myr_rank *self, const myr_coll_args *a, const char **why);
+/* Communicators whose ranks live in several OS processes (procs.c):
+ * MPI_COMM_WORLD of such a job, and those made from it. */
+static inline bool coll_spans_processes(MPI_Comm comm)
+{
+    return __builtin_expect(myr_the_job.multiprocess, 0) &&
+           (comm->kind == MYR_COMM_WORLD ||
+            (comm->kind == MYR_COMM_INTRA && comm->shared->spanning));
+}
+/* A collective of such a communicator: same contract as myr_coll_run;
+ * `a` NULL: a barrier. */
+int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why);
+/* myr_coll_comm_split of such a parent. */
+int coll_procs_split(MPI_Comm parent, myr_rank *self, int color, int key, MPI_Comm *out,
+                     const char **why);
 
 static inline myr_rank *coll_state_rank(const coll_state *s, int r)
 {

@@ -33,23 +33,25 @@ static void shared_coll_free(void *coll)
     coll_state_free(coll);
 }
 
-/* A shared object for `map` (the reference is taken) with its collective
- * state, for `refs` members; NULL when out of memory. */
-/* Communicators whose ranks live in several OS processes come with the
- * collectives across processes of every communicator (issue 18); until
- * then their creation fails cleanly. */
+/* MPI_Comm_create_group of a group whose ranks live in several OS
+ * processes has no parent to agree through; until it has (issue 18), it
+ * fails cleanly. */
 static int across_processes(const char **why)
 {
-    *why = "communicators spanning several OS processes (other than MPI_COMM_WORLD) "
-           "are not supported yet";
+    *why = "MPI_Comm_create_group of ranks of several OS processes is not supported yet";
     return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
 myr_comm_shared *coll_shared_build(myr_rankmap *map, int refs)
 {
+    return map ? coll_shared_build_ctx(map, refs, myr_context_id_next()) : NULL;
+}
+
+myr_comm_shared *coll_shared_build_ctx(myr_rankmap *map, int refs, unsigned ctx)
+{
     if (!map)
         return NULL;
-    myr_comm_shared *sh = myr_comm_shared_new(map, 1);
+    myr_comm_shared *sh = myr_comm_shared_new_ctx(map, 1, ctx);
     if (!sh)
         return NULL;
     coll_state *cs = coll_state_new(myr_the_job.ranks, map->world, map->size);
@@ -147,8 +149,9 @@ int myr_coll_comm_split(MPI_Comm parent, myr_rank *self, int color, int key,
     *out = MPI_COMM_NULL;
     if (parent->kind == MYR_COMM_SELF)
         return color == MPI_UNDEFINED ? MPI_SUCCESS : comm_alone(self, out, why);
-    if (__builtin_expect(myr_the_job.multiprocess, 0) && parent->kind == MYR_COMM_WORLD)
-        return across_processes(why);
+    if (__builtin_expect(myr_the_job.multiprocess, 0) &&
+        (parent->kind == MYR_COMM_WORLD || parent->shared->spanning))
+        return coll_procs_split(parent, self, color, key, out, why);
     coll_state *s = coll_state_of(parent, self);
     if (!s) {
         *why = "out of memory for the communicator's collective state";

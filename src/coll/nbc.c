@@ -268,19 +268,18 @@ int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
     return start(comm, self, call, fn, args, args_size, cleanup, request);
 }
 
-/* MPI_COMM_WORLD of a job of several OS processes: its collectives wait
+/* A communicator spanning several OS processes: its collectives wait
  * for messages between processes (procs.c), so they run on a runner. */
 static int run_across_processes(MPI_Comm comm, myr_rank *self, void *args, const char **why)
 {
-    (void)comm;
-    return coll_procs_run(self, args, why);
+    return coll_procs_run(comm, self, args, why);
 }
 
 int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call,
                            const void *args, size_t args_size,
                            myr_coll_nb_cleanup cleanup, MPI_Request *request)
 {
-    if (__builtin_expect(myr_the_job.multiprocess, 0) && comm->kind == MYR_COMM_WORLD)
+    if (coll_spans_processes(comm))
         return start(comm, self, call, run_across_processes, args, args_size, cleanup,
                      request);
     return start(comm, self, call, NULL, args, args_size, cleanup, request);

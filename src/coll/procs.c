@@ -27,65 +27,186 @@
 #include "core/p2p.h"
 #include "net/net.h"
 
-/* Point-to-point among the job's ranks on a context no user message
- * uses (job ranks as on MPI_COMM_WORLD). */
-static struct myr_mpi_comm library_world = {
-    .magic = MYR_MAGIC_COMM, .kind = MYR_COMM_WORLD, .context_id = MYR_CONTEXT_LIBRARY,
-    .name = "MPI_COMM_WORLD (library)"};
+/* ---- a communicator's layout over processes ---------------------------------
+ *
+ * Shared by this process's members of the communicator (for a created one,
+ * its shared object's `coll`; for MPI_COMM_WORLD, built by the first
+ * collective). Processes are taken in the order of their first member
+ * (their leader, the lowest comm rank they hold). */
+typedef struct coll_span {
+    int size;              /* the communicator's */
+    int nprocs;            /* processes holding its members */
+    int my_proc;           /* this process's index among them */
+    int *leader;           /* [nprocs] each process's first comm rank */
+    int *proc_count;       /* [nprocs] its members */
+    bool ordered;          /* each process's members are consecutive comm ranks,
+                              so combining processes in order keeps rank order */
+    int nlocal;            /* this process's members: */
+    int *local_rank;       /* [nlocal] their comm ranks, ascending */
+    MPI_Comm *sub;         /* [nlocal] their handles onto the communicator of
+                              this process's members (sub rank i) */
+    int *sub_of;           /* [size] a member's sub rank here, -1: elsewhere */
+    split_result *results; /* [nlocal] what a split gives each */
+    int split_err;         /* and whether the leader could build them */
+    char split_why[128];
+} coll_span;
+
+static void span_free(coll_span *sp)
+{
+    if (!sp)
+        return;
+    for (int i = 0; sp->sub && i < sp->nlocal; i++)
+        if (sp->sub[i])
+            myr_comm_release(sp->sub[i]);
+    free(sp->leader);
+    free(sp->proc_count);
+    free(sp->local_rank);
+    free(sp->sub);
+    free(sp->sub_of);
+    free(sp->results);
+    free(sp);
+}
+
+static void span_free_cb(void *p)
+{
+    span_free(p);
+}
+
+/* Context ids of the communicators of a process's members: never used by
+ * a message, distinct from every user and library id. */
+#define SUB_CONTEXT 0x40000000u
+static _Atomic unsigned sub_context_next;
+
+/* The layout of a communicator of `size` ranks (comm rank r is job rank
+ * members[r], or r when members is NULL); NULL when out of memory. */
+static coll_span *span_build(const int *members, int size)
+{
+    coll_span *sp = calloc(1, sizeof *sp);
+    int jobprocs = myr_net_the_place.nprocs;
+    int *index = malloc((size_t)jobprocs * sizeof *index);   /* job process -> ours */
+    int *proc = malloc((size_t)(size ? size : 1) * sizeof *proc);
+    if (!sp || !index || !proc)
+        goto fail;
+    sp->size = size;
+    sp->ordered = true;
+    for (int q = 0; q < jobprocs; q++)
+        index[q] = -1;
+    int last = -1;
+    for (int r = 0; r < size; r++) {
+        int q = myr_net_proc_of(members ? members[r] : r);
+        proc[r] = q;
+        if (index[q] < 0)
+            index[q] = sp->nprocs++;
+        else if (q != last)
+            sp->ordered = false;   /* a process's members are not consecutive */
+        last = q;
+    }
+    sp->leader = calloc((size_t)sp->nprocs, sizeof *sp->leader);
+    sp->proc_count = calloc((size_t)sp->nprocs, sizeof *sp->proc_count);
+    sp->sub_of = malloc((size_t)(size ? size : 1) * sizeof *sp->sub_of);
+    if (!sp->leader || !sp->proc_count || !sp->sub_of)
+        goto fail;
+    int me = myr_net_the_place.proc;
+    sp->my_proc = index[me];
+    for (int r = size - 1; r >= 0; r--) {
+        int i = index[proc[r]];
+        sp->leader[i] = r;
+        sp->proc_count[i]++;
+    }
+    sp->nlocal = sp->my_proc >= 0 ? sp->proc_count[sp->my_proc] : 0;
+    sp->local_rank = malloc((size_t)(sp->nlocal ? sp->nlocal : 1) * sizeof *sp->local_rank);
+    sp->sub = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->sub);
+    sp->results = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->results);
+    myr_rankmap *map = myr_rankmap_new(sp->nlocal);
+    if (!sp->local_rank || !sp->sub || !sp->results || !map) {
+        myr_rankmap_release(map);
+        goto fail;
+    }
+    int n = 0;
+    for (int r = 0; r < size; r++) {
+        sp->sub_of[r] = proc[r] == me ? n : -1;
+        if (proc[r] == me) {
+            sp->local_rank[n] = r;
+            map->world[n++] = members ? members[r] : r;
+        }
+    }
+    unsigned ctx = SUB_CONTEXT | atomic_fetch_add(&sub_context_next, 1);
+    myr_comm_shared *sh = coll_shared_build_ctx(map, sp->nlocal, ctx);
+    for (int i = 0; sh && i < sp->nlocal; i++)
+        if (!(sp->sub[i] = myr_comm_handle_new(sh, i)))
+            sh = NULL;
+    if (!sh)
+        goto fail;
+    free(index);
+    free(proc);
+    return sp;
+fail:
+    free(index);
+    free(proc);
+    span_free(sp);
+    return NULL;
+}
+
+static coll_span *world_span;
+static myr_spinlock world_span_lock;
+
+static coll_span *span_of(MPI_Comm comm)
+{
+    if (comm->kind != MYR_COMM_WORLD)
+        return comm->shared->coll;
+    coll_span *sp = __atomic_load_n(&world_span, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(sp == NULL, 0)) {
+        myr_spin_lock(&world_span_lock);
+        if (!(sp = world_span)) {
+            sp = span_build(NULL, myr_the_job.size);
+            if (!sp) {
+                fprintf(stderr, "myriad: out of memory for MPI_COMM_WORLD's collectives\n");
+                abort();
+            }
+            __atomic_store_n(&world_span, sp, __ATOMIC_RELEASE);
+        }
+        myr_spin_unlock(&world_span_lock);
+    }
+    return sp;
+}
+
+/* One call's view: the communicator, a copy of its handle on a context no
+ * user message uses (so the library's messages never match the user's),
+ * the layout, and the caller's comm rank and handle onto its process's
+ * members. */
+typedef struct call {
+    MPI_Comm comm;
+    struct myr_mpi_comm lib;
+    coll_span *sp;
+    int me;
+    MPI_Comm sub;
+} call;
+
+/* Library contexts: the neighbour collectives use id | LIBRARY; these
+ * use id | LIBRARY | 0x40000000 (ids count up from 2 and reach neither). */
+#define PROCS_CONTEXT (MYR_CONTEXT_LIBRARY | 0x40000000u)
+
+static void call_init(call *c, MPI_Comm comm, myr_rank *self)
+{
+    c->comm = comm;
+    c->lib = *comm;
+    c->lib.context_id = comm->context_id | PROCS_CONTEXT;
+    c->sp = span_of(comm);
+    c->me = myr_comm_rank(comm, self);
+    c->sub = c->sp->sub[c->sp->sub_of[c->me]];
+}
 
 enum {
     TAG_BARRIER = 1, TAG_BCAST, TAG_REDUCE, TAG_RESULT, TAG_GATHER, TAG_SCATTER,
-    TAG_ALLTOALL, TAG_SCAN,
+    TAG_ALLTOALL, TAG_SCAN, TAG_SPLIT,
 };
-
-/* ---- the process's communicator -------------------------------------------- */
-
-/* One handle per rank of this process onto a communicator of its ranks
- * only, whose rounds are the shared-memory level. Built by the first
- * collective of the job (every process builds its own at the same point,
- * so the context ids they count stay in step). */
-static MPI_Comm *proc_comms;
-static myr_spinlock proc_comms_lock;
-
-static MPI_Comm proc_comm(myr_rank *self)
-{
-    MPI_Comm *all = __atomic_load_n(&proc_comms, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(all == NULL, 0)) {
-        myr_spin_lock(&proc_comms_lock);
-        all = proc_comms;
-        if (!all) {
-            int n = myr_the_job.local;
-            myr_rankmap *map = myr_rankmap_new(n);
-            all = map ? calloc((size_t)n, sizeof *all) : NULL;
-            myr_comm_shared *sh = NULL;
-            if (all) {
-                for (int i = 0; i < n; i++)
-                    map->world[i] = myr_the_job.first + i;
-                sh = coll_shared_build(map, n);
-            } else if (map) {
-                myr_rankmap_release(map);
-            }
-            for (int i = 0; sh && i < n; i++)
-                if (!(all[i] = myr_comm_handle_new(sh, i)))
-                    sh = NULL;
-            if (!sh) {
-                fprintf(stderr, "myriad: out of memory for the process's communicator\n");
-                abort();
-            }
-            library_world.size = myr_the_job.size;
-            __atomic_store_n(&proc_comms, all, __ATOMIC_RELEASE);
-        }
-        myr_spin_unlock(&proc_comms_lock);
-    }
-    return all[self->world_rank - myr_the_job.first];
-}
 
 /* ---- point-to-point on the library's context ------------------------------- */
 
-static int lib_send(myr_rank *self, const void *buf, int count, MPI_Datatype type, int to,
-                    int tag)
+static int lib_send(myr_rank *self, call *c, const void *buf, int count, MPI_Datatype type,
+                    int to, int tag)
 {
-    int err = myr_p2p_send_blocking(self, buf, count, type, to, tag, &library_world,
+    int err = myr_p2p_send_blocking(self, buf, count, type, to, tag, &c->lib,
                                     MYR_MODE_STANDARD);
     if (err != MYR_P2P_NEEDS_REQUEST)
         return err;
@@ -96,7 +217,7 @@ static int lib_send(myr_rank *self, const void *buf, int count, MPI_Datatype typ
     r.type = type;
     r.peer = to;
     r.tag = tag;
-    r.comm = &library_world;
+    r.comm = &c->lib;
     r.mode = MYR_MODE_STANDARD;
     err = myr_p2p_start_send(&r);
     if (!err)
@@ -114,23 +235,23 @@ static int recv_result(const struct myr_mpi_request *r, const char **why)
     return r->status.MPI_ERROR;
 }
 
-static int lib_recv(myr_rank *self, void *buf, int count, MPI_Datatype type, int from,
-                    int tag, const char **why)
+static int lib_recv(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type,
+                    int from, int tag, const char **why)
 {
     _Alignas(64) struct myr_mpi_request r;
-    myr_p2p_recv_blocking(self, &r, buf, count, type, from, tag, &library_world);
+    myr_p2p_recv_blocking(self, &r, buf, count, type, from, tag, &c->lib);
     return recv_result(&r, why);
 }
 
 /* A receive left running while the caller sends (pairwise exchanges). */
-static struct myr_mpi_request *lib_irecv(myr_rank *self, void *buf, int count,
+static struct myr_mpi_request *lib_irecv(myr_rank *self, call *c, void *buf, int count,
                                          MPI_Datatype type, int from, int tag)
 {
     struct myr_mpi_request *r = aligned_alloc(64, sizeof *r);
     if (!r)
         return NULL;
     myr_request_init(r, self, MYR_REQ_RECV);   /* not `heap`: no references to drop */
-    myr_request_set_recv(r, buf, count, type, from, tag, &library_world);
+    myr_request_set_recv(r, buf, count, type, from, tag, &c->lib);
     myr_p2p_start_recv(r);
     return r;
 }
@@ -146,19 +267,26 @@ static int lib_wait(myr_rank *self, struct myr_mpi_request *r, const char **why)
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-static const myr_net_place *place(void)
+static bool is_leader(const call *c)
 {
-    return &myr_net_the_place;
+    return c->me == c->sp->leader[c->sp->my_proc];
 }
 
-static int leader_of(int proc)
+/* The process (index among the communicator's) of comm rank r. */
+static int proc_of_rank(const call *c, int r)
 {
-    return (int)place()->proc_first[proc];
-}
-
-static bool is_leader(const myr_rank *self)
-{
-    return self->world_rank == myr_the_job.first;
+    const coll_span *sp = c->sp;
+    if (sp->sub_of[r] >= 0)
+        return sp->my_proc;
+    long job = c->comm->kind == MYR_COMM_WORLD ? r : c->comm->members[r];
+    int q = myr_net_proc_of(job);
+    for (int i = 0; i < sp->nprocs; i++) {
+        long lj = c->comm->kind == MYR_COMM_WORLD ? sp->leader[i]
+                                                 : c->comm->members[sp->leader[i]];
+        if (myr_net_proc_of(lj) == q)
+            return i;
+    }
+    return -1;
 }
 
 /* Room for `count` elements of `type` laid out as in a user buffer:
@@ -193,80 +321,85 @@ static void move(void *dst, MPI_Datatype dtype, const void *src, int count,
         myr_datatype_transfer(dst, dtype, src, stype, bytes);
 }
 
-/* A local collective on the process's communicator. */
-static int local(myr_rank *self, myr_coll_args a, const char **why)
+/* A collective among this process's members (sub ranks: their order in
+ * the communicator; sub rank 0 is the leader). */
+static int local(myr_rank *self, call *c, myr_coll_args a, const char **why)
 {
     a.nonblocking = false;
-    return myr_coll_run(proc_comm(self), self, &a, why);
+    return myr_coll_run(c->sub, self, &a, why);
 }
 
 /* ---- the hierarchical four ------------------------------------------------- */
 
-static int barrier(myr_rank *self, const char **why)
+static int barrier(myr_rank *self, call *c, const char **why)
 {
-    MPI_Comm pc = proc_comm(self);
-    int err = myr_coll_barrier(pc, self, why);
+    int err = myr_coll_barrier(c->sub, self, why);
     if (err)
         return err;
-    if (is_leader(self)) {
+    if (is_leader(c)) {
         /* Dissemination among the leaders: log2(P) rounds. */
-        int n = place()->nprocs, p = place()->proc;
+        const coll_span *sp = c->sp;
+        int n = sp->nprocs, p = sp->my_proc;
         for (int k = 1; k < n && !err; k <<= 1) {
-            err = lib_send(self, NULL, 0, MPI_BYTE, leader_of((p + k) % n), TAG_BARRIER);
+            err = lib_send(self, c, NULL, 0, MPI_BYTE, sp->leader[(p + k) % n], TAG_BARRIER);
             if (!err)
-                err = lib_recv(self, NULL, 0, MPI_BYTE, leader_of((p - k + n) % n),
+                err = lib_recv(self, c, NULL, 0, MPI_BYTE, sp->leader[(p - k + n) % n],
                                TAG_BARRIER, why);
         }
         if (err)
             return err;
     }
-    return myr_coll_barrier(pc, self, why);
+    return myr_coll_barrier(c->sub, self, why);
 }
 
 /* The leaders' binomial broadcast over processes from process `rp`. */
-static int leaders_bcast(myr_rank *self, void *buf, int count, MPI_Datatype type, int rp,
-                         const char **why)
+static int leaders_bcast(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type,
+                         int rp, const char **why)
 {
-    int n = place()->nprocs, v = (place()->proc - rp + n) % n;
+    const coll_span *sp = c->sp;
+    int n = sp->nprocs, v = (sp->my_proc - rp + n) % n;
     int mask = 1, err = MPI_SUCCESS;
     for (; mask < n; mask <<= 1)
         if (v & mask) {
-            err = lib_recv(self, buf, count, type, leader_of((v - mask + rp) % n), TAG_BCAST,
-                           why);
+            err = lib_recv(self, c, buf, count, type, sp->leader[(v - mask + rp) % n],
+                           TAG_BCAST, why);
             break;
         }
     for (mask >>= 1; mask > 0 && !err; mask >>= 1)
         if (v + mask < n)
-            err = lib_send(self, buf, count, type, leader_of((v + mask + rp) % n), TAG_BCAST);
+            err = lib_send(self, c, buf, count, type, sp->leader[(v + mask + rp) % n],
+                           TAG_BCAST);
     return err;
 }
 
-static int bcast(myr_rank *self, void *buf, int count, MPI_Datatype type, int root,
+static int bcast(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type, int root,
                  const char **why)
 {
-    int rp = myr_net_proc_of(root);
-    bool root_here = rp == place()->proc;
+    int root_sub = c->sp->sub_of[root];
     myr_coll_args a = {.kind = MYR_COLL_BCAST, .rbuf = buf, .count = count, .type = type,
-                       .root = root - myr_the_job.first};
+                       .root = root_sub};
     int err = MPI_SUCCESS;
-    if (root_here && (err = local(self, a, why)))   /* the leader has it now */
+    if (root_sub >= 0 && (err = local(self, c, a, why)))   /* the leader has it now */
         return err;
-    if (is_leader(self) && (err = leaders_bcast(self, buf, count, type, rp, why)))
+    if (is_leader(c) &&
+        (err = leaders_bcast(self, c, buf, count, type, proc_of_rank(c, root), why)))
         return err;
-    if (!root_here) {
+    if (root_sub < 0) {
         a.root = 0;
-        err = local(self, a, why);
+        err = local(self, c, a, why);
     }
     return err;
 }
 
 /* The leaders' reduction of their processes' partial results (at acc,
- * count elements of type) to process 0, keeping rank order: on return
- * process 0's *acc holds the result. */
-static int leaders_reduce(myr_rank *self, void **acc, int count, MPI_Datatype type,
+ * count elements of type) to process 0 (of the communicator's), keeping
+ * rank order when the layout is ordered: process 0's acc then holds the
+ * result. */
+static int leaders_reduce(myr_rank *self, call *c, void *acc, int count, MPI_Datatype type,
                           MPI_Op op, const char **why)
 {
-    int n = place()->nprocs, p = place()->proc;
+    const coll_span *sp = c->sp;
+    int n = sp->nprocs, p = sp->my_proc;
     void *block;
     void *other = buffer_for(type, count, &block);
     if (!other)
@@ -274,15 +407,15 @@ static int leaders_reduce(myr_rank *self, void **acc, int count, MPI_Datatype ty
     int err = MPI_SUCCESS;
     for (int mask = 1; mask < n && !err; mask <<= 1) {
         if (p & mask) {
-            err = lib_send(self, *acc, count, type, leader_of(p - mask), TAG_REDUCE);
+            err = lib_send(self, c, acc, count, type, sp->leader[p - mask], TAG_REDUCE);
             break;
         }
         if (p + mask < n) {
             /* other = acc (lower ranks) op other (the next block up). */
-            err = lib_recv(self, other, count, type, leader_of(p + mask), TAG_REDUCE, why);
+            err = lib_recv(self, c, other, count, type, sp->leader[p + mask], TAG_REDUCE, why);
             if (!err) {
-                myr_op_reduce(op, type, (size_t)count, *acc, other);
-                move(*acc, type, other, count, type);
+                myr_op_reduce(op, type, (size_t)count, acc, other);
+                move(acc, type, other, count, type);
             }
         }
     }
@@ -290,40 +423,86 @@ static int leaders_reduce(myr_rank *self, void **acc, int count, MPI_Datatype ty
     return err;
 }
 
+/* A reduction whose processes' members interleave, with an op that does
+ * not commute: every input to comm rank 0, folded there in rank order
+ * (highest first, as MPI's convention asks), then sent to the root. */
+static int reduce_in_order(myr_rank *self, call *c, const void *in, void *rbuf, int count,
+                           MPI_Datatype type, MPI_Op op, int root, const char **why)
+{
+    int err = MPI_SUCCESS;
+    if (c->me != 0) {
+        err = lib_send(self, c, in, count, type, 0, TAG_REDUCE);
+    } else {
+        void *b1, *b2;
+        void *acc = buffer_for(type, count, &b1), *next = buffer_for(type, count, &b2);
+        if (!acc || !next) {
+            free(b1);
+            free(b2);
+            return no_memory(why);
+        }
+        int n = c->sp->size;
+        for (int r = n - 1; r >= 0 && !err; r--) {
+            if (r == 0)
+                move(next, type, in, count, type);
+            else
+                err = lib_recv(self, c, next, count, type, r, TAG_REDUCE, why);
+            if (!err && r == n - 1)
+                move(acc, type, next, count, type);
+            else if (!err)
+                myr_op_reduce(op, type, (size_t)count, next, acc);
+        }
+        if (!err && root == 0)
+            move(rbuf, type, acc, count, type);
+        else if (!err && root > 0)
+            err = lib_send(self, c, acc, count, type, root, TAG_RESULT);
+        else if (!err)
+            move(rbuf, type, acc, count, type);   /* allreduce: then broadcast */
+        free(b1);
+        free(b2);
+    }
+    if (!err && root > 0 && c->me == root)
+        err = lib_recv(self, c, rbuf, count, type, 0, TAG_RESULT, why);
+    return err;
+}
+
 /* Reduce (to `root`, or to everyone when root < 0). */
-static int reduce(myr_rank *self, const void *sbuf, void *rbuf, int count,
+static int reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int count,
                   MPI_Datatype type, MPI_Op op, int root, const char **why)
 {
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    bool leader = is_leader(self);
+    if (!c->sp->ordered && !myr_op_commutative(op)) {
+        int err = reduce_in_order(self, c, in, rbuf, count, type, op, root, why);
+        return err || root >= 0 ? err : bcast(self, c, rbuf, count, type, 0, why);
+    }
+    bool leader = is_leader(c);
     void *block = NULL;
     void *acc = leader ? buffer_for(type, count, &block) : NULL;
     if (leader && !acc)
         return no_memory(why);
     myr_coll_args a = {.kind = MYR_COLL_REDUCE, .sbuf = in, .rbuf = acc, .count = count,
                        .type = type, .op = op, .root = 0};
-    int err = local(self, a, why);
+    int err = local(self, c, a, why);
     if (!err && leader)
-        err = leaders_reduce(self, &acc, count, type, op, why);
+        err = leaders_reduce(self, c, acc, count, type, op, why);
     if (root < 0) {
         /* Allreduce: process 0's result to every leader, then fanned out. */
         if (!err && leader)
-            err = leaders_bcast(self, acc, count, type, 0, why);
+            err = leaders_bcast(self, c, acc, count, type, 0, why);
         if (!err && leader)
             move(rbuf, type, acc, count, type);
         if (!err) {
             myr_coll_args b = {.kind = MYR_COLL_BCAST, .rbuf = rbuf, .count = count,
                                .type = type, .root = 0};
-            err = local(self, b, why);
+            err = local(self, c, b, why);
         }
     } else if (!err) {
-        int from = leader_of(0);
-        if (self->world_rank == from && root == from)
+        int from = c->sp->leader[0];
+        if (c->me == from && root == from)
             move(rbuf, type, acc, count, type);
-        else if (self->world_rank == from)
-            err = lib_send(self, acc, count, type, root, TAG_RESULT);
-        else if (self->world_rank == root)
-            err = lib_recv(self, rbuf, count, type, from, TAG_RESULT, why);
+        else if (c->me == from)
+            err = lib_send(self, c, acc, count, type, root, TAG_RESULT);
+        else if (c->me == root)
+            err = lib_recv(self, c, rbuf, count, type, from, TAG_RESULT, why);
     }
     free(block);
     return err;
@@ -331,17 +510,18 @@ static int reduce(myr_rank *self, const void *sbuf, void *rbuf, int count,
 
 /* ---- the others: plain point-to-point ---------------------------------------- */
 
-static int gatherv(myr_rank *self, const myr_coll_args *a, int me, int n,
-                   const int *rcounts, const int *rdispls, const char **why)
+static int gatherv(myr_rank *self, call *c, const myr_coll_args *a, const int *rcounts,
+                   const int *rdispls, const char **why)
 {
+    int me = c->me, n = c->sp->size;
     if (me != a->root)
-        return lib_send(self, a->sbuf, a->scount, a->stype, a->root, TAG_GATHER);
+        return lib_send(self, c, a->sbuf, a->scount, a->stype, a->root, TAG_GATHER);
     for (int i = 0; i < n; i++) {
         void *dst = at(a->rbuf, a->rtype, rdispls ? rdispls[i] : (long)i * a->rcount);
         int cnt = rcounts ? rcounts[i] : a->rcount;
         int err = MPI_SUCCESS;
         if (i != me)
-            err = lib_recv(self, dst, cnt, a->rtype, i, TAG_GATHER, why);
+            err = lib_recv(self, c, dst, cnt, a->rtype, i, TAG_GATHER, why);
         else if (a->sbuf != MPI_IN_PLACE)
             move(dst, a->rtype, a->sbuf, a->scount, a->stype);
         if (err)
@@ -350,17 +530,18 @@ static int gatherv(myr_rank *self, const myr_coll_args *a, int me, int n,
     return MPI_SUCCESS;
 }
 
-static int scatterv(myr_rank *self, const myr_coll_args *a, int me, int n,
-                    const int *scounts, const int *sdispls, const char **why)
+static int scatterv(myr_rank *self, call *c, const myr_coll_args *a, const int *scounts,
+                    const int *sdispls, const char **why)
 {
+    int me = c->me, n = c->sp->size;
     if (me != a->root)
-        return lib_recv(self, a->rbuf, a->rcount, a->rtype, a->root, TAG_SCATTER, why);
+        return lib_recv(self, c, a->rbuf, a->rcount, a->rtype, a->root, TAG_SCATTER, why);
     for (int i = 0; i < n; i++) {
         const void *src = at(a->sbuf, a->stype, sdispls ? sdispls[i] : (long)i * a->scount);
         int cnt = scounts ? scounts[i] : a->scount;
         int err = MPI_SUCCESS;
         if (i != me)
-            err = lib_send(self, src, cnt, a->stype, i, TAG_SCATTER);
+            err = lib_send(self, c, src, cnt, a->stype, i, TAG_SCATTER);
         else if (a->rbuf != MPI_IN_PLACE)
             move(a->rbuf, a->rtype, src, cnt, a->stype);
         if (err)
@@ -370,9 +551,9 @@ static int scatterv(myr_rank *self, const myr_coll_args *a, int me, int n,
 }
 
 /* Gather to rank 0, then a broadcast of every block. */
-static int allgatherv(myr_rank *self, const myr_coll_args *a, int me, int n,
-                      const char **why)
+static int allgatherv(myr_rank *self, call *c, const myr_coll_args *a, const char **why)
 {
+    int me = c->me, n = c->sp->size;
     myr_coll_args g = *a;
     g.root = 0;
     if (a->sbuf == MPI_IN_PLACE && me != 0) {
@@ -381,36 +562,37 @@ static int allgatherv(myr_rank *self, const myr_coll_args *a, int me, int n,
         g.scount = a->rcounts ? a->rcounts[me] : a->rcount;
         g.stype = a->rtype;
     }
-    int err = gatherv(self, &g, me, n, a->rcounts, a->rdispls, why);
+    int err = gatherv(self, c, &g, a->rcounts, a->rdispls, why);
     if (err)
         return err;
     if (!a->rcounts)
-        return bcast(self, a->rbuf, a->rcount * n, a->rtype, 0, why);
+        return bcast(self, c, a->rbuf, a->rcount * n, a->rtype, 0, why);
     for (int i = 0; i < n && !err; i++)
-        err = bcast(self, at(a->rbuf, a->rtype, a->rdispls[i]), a->rcounts[i], a->rtype, 0,
+        err = bcast(self, c, at(a->rbuf, a->rtype, a->rdispls[i]), a->rcounts[i], a->rtype, 0,
                     why);
     return err;
 }
 
 /* Every pair exchanges its blocks: all receives posted, then the sends
  * (from the next rank on, so that not every rank starts at rank 0). */
-static int alltoallw(myr_rank *self, const myr_coll_args *a, int me, int n,
-                     const char **why)
+static int alltoallw(myr_rank *self, call *c, const myr_coll_args *a, const char **why)
 {
+    int me = c->me, n = c->sp->size;
+    bool w = a->kind == MYR_COLL_ALLTOALLW, in_place = a->sbuf == MPI_IN_PLACE;
     const void *sbuf = a->sbuf;
-    void *copy = NULL;
-    MPI_Datatype const *stypes = a->stypes;
+    const MPI_Datatype *stypes = a->stypes;
     const int *scounts = a->scounts, *sdispls = a->sdispls;
-    bool w = a->kind == MYR_COLL_ALLTOALLW;
-    if (sbuf == MPI_IN_PLACE) {
+    void *copy = NULL;
+    if (in_place) {
         /* Send what rbuf holds before the receives overwrite it. */
         size_t span = 0;
         for (int i = 0; i < n; i++) {
             MPI_Datatype t = w ? a->rtypes[i] : a->rtype;
             int cnt = a->rcounts ? a->rcounts[i] : a->rcount;
-            long off = w ? a->rdispls[i] : (long)(a->rdispls ? a->rdispls[i] : i * a->rcount) *
-                                                t->extent;
-            size_t end = cnt ? (size_t)(off + (MPI_Aint)(cnt - 1) * t->extent + t->true_ub) : 0;
+            long off = w ? a->rdispls[i]
+                         : (a->rdispls ? a->rdispls[i] : (long)i * a->rcount) * t->extent;
+            size_t end = cnt ? (size_t)(off + (MPI_Aint)(cnt - 1) * t->extent + t->true_ub)
+                             : 0;
             span = end > span ? end : span;
         }
         copy = malloc(span ? span : 1);
@@ -428,40 +610,41 @@ static int alltoallw(myr_rank *self, const myr_coll_args *a, int me, int n,
         return no_memory(why);
     }
     int err = MPI_SUCCESS;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !err; i++) {
         MPI_Datatype t = w ? a->rtypes[i] : a->rtype;
         int cnt = a->rcounts ? a->rcounts[i] : a->rcount;
         void *dst = w ? (char *)a->rbuf + a->rdispls[i]
                       : at(a->rbuf, t, a->rdispls ? a->rdispls[i] : (long)i * a->rcount);
-        reqs[i] = lib_irecv(self, dst, cnt, t, i, TAG_ALLTOALL);
-        if (!reqs[i])
-            err = MPI_ERR_NO_MEM;
+        if (!(reqs[i] = lib_irecv(self, c, dst, cnt, t, i, TAG_ALLTOALL)))
+            err = no_memory(why);
     }
     for (int k = 0; k < n && !err; k++) {
         int i = (me + k) % n;
-        bool in_place = a->sbuf == MPI_IN_PLACE;
         MPI_Datatype t = w ? stypes[i] : (in_place ? a->rtype : a->stype);
         int cnt = scounts ? scounts[i] : (in_place ? a->rcount : a->scount);
         const void *src = w ? (const char *)sbuf + sdispls[i]
                             : at(sbuf, t, sdispls ? sdispls[i] : (long)i * cnt);
-        err = lib_send(self, src, cnt, t, i, TAG_ALLTOALL);
+        err = lib_send(self, c, src, cnt, t, i, TAG_ALLTOALL);
     }
     for (int i = 0; i < n; i++)
         if (reqs[i]) {
+            /* After a failure, a receive nobody will match: leave it. */
+            if (err) {
+                myr_p2p_cancel(reqs[i]);
+            }
             int e = lib_wait(self, reqs[i], why);
             err = err ? err : e;
         }
-    if (err == MPI_ERR_NO_MEM)
-        no_memory(why);
     free(reqs);
     free(copy);
     return err;
 }
 
 /* Inclusive (or exclusive) prefix reduction along the ranks. */
-static int scan(myr_rank *self, const myr_coll_args *a, int me, int n, bool exclusive,
+static int scan(myr_rank *self, call *c, const myr_coll_args *a, bool exclusive,
                 const char **why)
 {
+    int me = c->me, n = c->sp->size;
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     void *block;
     void *tmp = buffer_for(a->type, a->count, &block);
@@ -471,27 +654,28 @@ static int scan(myr_rank *self, const myr_coll_args *a, int me, int n, bool excl
     if (!exclusive) {
         if (in != a->rbuf)
             move(a->rbuf, a->type, in, a->count, a->type);
-        if (me > 0 && !(err = lib_recv(self, tmp, a->count, a->type, me - 1, TAG_SCAN, why)))
+        if (me > 0 &&
+            !(err = lib_recv(self, c, tmp, a->count, a->type, me - 1, TAG_SCAN, why)))
             myr_op_reduce(a->op, a->type, (size_t)a->count, tmp, a->rbuf);
         if (!err && me + 1 < n)
-            err = lib_send(self, a->rbuf, a->count, a->type, me + 1, TAG_SCAN);
+            err = lib_send(self, c, a->rbuf, a->count, a->type, me + 1, TAG_SCAN);
     } else {
         /* tmp: the prefix through this rank, for the next one. */
         move(tmp, a->type, in, a->count, a->type);
-        if (me > 0 && !(err = lib_recv(self, a->rbuf, a->count, a->type, me - 1, TAG_SCAN,
-                                       why)))
+        if (me > 0 &&
+            !(err = lib_recv(self, c, a->rbuf, a->count, a->type, me - 1, TAG_SCAN, why)))
             myr_op_reduce(a->op, a->type, (size_t)a->count, a->rbuf, tmp);
         if (!err && me + 1 < n)
-            err = lib_send(self, tmp, a->count, a->type, me + 1, TAG_SCAN);
+            err = lib_send(self, c, tmp, a->count, a->type, me + 1, TAG_SCAN);
     }
     free(block);
     return err;
 }
 
 /* Reduce the whole vector to rank 0, then scatter its blocks. */
-static int reduce_scatter(myr_rank *self, const myr_coll_args *a, int me, int n,
-                          const char **why)
+static int reduce_scatter(myr_rank *self, call *c, const myr_coll_args *a, const char **why)
 {
+    int me = c->me, n = c->sp->size;
     bool block_form = a->kind == MYR_COLL_REDUCE_SCATTER_BLOCK;
     long total = 0;
     int *displs = block_form ? NULL : malloc((size_t)n * sizeof *displs);
@@ -507,46 +691,229 @@ static int reduce_scatter(myr_rank *self, const myr_coll_args *a, int me, int n,
     int err = me == 0 && !whole ? no_memory(why) : MPI_SUCCESS;
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     if (!err)
-        err = reduce(self, in, whole, (int)total, a->type, a->op, 0, why);
+        err = reduce(self, c, in, whole, (int)total, a->type, a->op, 0, why);
     if (!err) {
         myr_coll_args s = {.kind = MYR_COLL_SCATTERV, .root = 0, .sbuf = whole,
                            .stype = a->type, .scount = a->count, .rbuf = a->rbuf,
-                           .rtype = a->type, .rcount = block_form ? a->count : a->rcounts[me]};
-        err = scatterv(self, &s, me, n, block_form ? NULL : a->rcounts, displs, why);
+                           .rtype = a->type,
+                           .rcount = block_form ? a->count : a->rcounts[me]};
+        err = scatterv(self, c, &s, block_form ? NULL : a->rcounts, displs, why);
     }
     free(block);
     free(displs);
     return err;
 }
 
-int coll_procs_run(myr_rank *self, const myr_coll_args *a, const char **why)
+int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why)
 {
-    self->coll_comm = MPI_COMM_WORLD;
+    call c;
+    call_init(&c, comm, self);
+    self->coll_comm = comm;
     if (!a)
-        return barrier(self, why);
-    int me = self->world_rank, n = myr_the_job.size;
+        return barrier(self, &c, why);
     switch (a->kind) {
-    case MYR_COLL_BARRIER: return barrier(self, why);
-    case MYR_COLL_BCAST: return bcast(self, a->rbuf, a->count, a->type, a->root, why);
+    case MYR_COLL_BARRIER: return barrier(self, &c, why);
+    case MYR_COLL_BCAST: return bcast(self, &c, a->rbuf, a->count, a->type, a->root, why);
     case MYR_COLL_REDUCE:
-        return reduce(self, a->sbuf, a->rbuf, a->count, a->type, a->op, a->root, why);
+        return reduce(self, &c, a->sbuf, a->rbuf, a->count, a->type, a->op, a->root, why);
     case MYR_COLL_ALLREDUCE:
-        return reduce(self, a->sbuf, a->rbuf, a->count, a->type, a->op, -1, why);
-    case MYR_COLL_GATHER: return gatherv(self, a, me, n, NULL, NULL, why);
-    case MYR_COLL_GATHERV: return gatherv(self, a, me, n, a->rcounts, a->rdispls, why);
-    case MYR_COLL_SCATTER: return scatterv(self, a, me, n, NULL, NULL, why);
-    case MYR_COLL_SCATTERV: return scatterv(self, a, me, n, a->scounts, a->sdispls, why);
+        return reduce(self, &c, a->sbuf, a->rbuf, a->count, a->type, a->op, -1, why);
+    case MYR_COLL_GATHER: return gatherv(self, &c, a, NULL, NULL, why);
+    case MYR_COLL_GATHERV: return gatherv(self, &c, a, a->rcounts, a->rdispls, why);
+    case MYR_COLL_SCATTER: return scatterv(self, &c, a, NULL, NULL, why);
+    case MYR_COLL_SCATTERV: return scatterv(self, &c, a, a->scounts, a->sdispls, why);
     case MYR_COLL_ALLGATHER:
-    case MYR_COLL_ALLGATHERV: return allgatherv(self, a, me, n, why);
+    case MYR_COLL_ALLGATHERV: return allgatherv(self, &c, a, why);
     case MYR_COLL_ALLTOALL:
     case MYR_COLL_ALLTOALLV:
-    case MYR_COLL_ALLTOALLW: return alltoallw(self, a, me, n, why);
-    case MYR_COLL_SCAN: return scan(self, a, me, n, false, why);
-    case MYR_COLL_EXSCAN: return scan(self, a, me, n, true, why);
+    case MYR_COLL_ALLTOALLW: return alltoallw(self, &c, a, why);
+    case MYR_COLL_SCAN: return scan(self, &c, a, false, why);
+    case MYR_COLL_EXSCAN: return scan(self, &c, a, true, why);
     case MYR_COLL_REDUCE_SCATTER:
-    case MYR_COLL_REDUCE_SCATTER_BLOCK: return reduce_scatter(self, a, me, n, why);
+    case MYR_COLL_REDUCE_SCATTER_BLOCK: return reduce_scatter(self, &c, a, why);
     default:
         *why = "this collective does not work across OS processes yet";
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
+}
+
+/* ---- splitting a communicator that spans processes ---------------------------
+ *
+ * Every process's leader collects its members' (color, key) (a gather
+ * among them), the leaders exchange them with the count of context ids
+ * their process has used (a gather to the first leader and a broadcast
+ * back), and each leader then knows every new communicator: its members
+ * (ordered by key, then parent rank) and a context id no member's process
+ * has used (the largest count, plus the color's position). It builds the
+ * shared objects of those with members here, and its members pick up
+ * theirs after a barrier among them. */
+
+typedef struct split_entry {
+    int color, key, rank;
+} split_entry;
+
+static int split_entry_cmp(const void *x, const void *y)
+{
+    const split_entry *a = x, *b = y;
+    if (a->color != b->color)
+        return a->color < b->color ? -1 : 1;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The leader's part: table[r] = (color, key) of parent rank r. */
+static int split_build(call *c, const int *table, unsigned ctx_base, const char **why)
+{
+    coll_span *sp = c->sp;
+    int n = sp->size;
+    split_entry *e = malloc((size_t)(n ? n : 1) * sizeof *e);
+    if (!e)
+        return no_memory(why);
+    int m = 0;
+    for (int r = 0; r < n; r++)
+        if (table[2 * r] != MPI_UNDEFINED)
+            e[m++] = (split_entry){table[2 * r], table[2 * r + 1], r};
+    qsort(e, (size_t)m, sizeof *e, split_entry_cmp);
+    for (int i = 0; i < sp->nlocal; i++)
+        sp->results[i] = (split_result){NULL, MPI_UNDEFINED};
+    unsigned color_index = 0;
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < m && !err; color_index++) {
+        int j = i, here = 0;
+        while (j < m && e[j].color == e[i].color) {
+            here += sp->sub_of[e[j].rank] >= 0;
+            j++;
+        }
+        if (here) {
+            myr_rankmap *map = myr_rankmap_new(j - i);
+            for (int k = i; map && k < j; k++)
+                map->world[k - i] = c->comm->kind == MYR_COMM_WORLD
+                                        ? e[k].rank : c->comm->members[e[k].rank];
+            unsigned ctx = ctx_base + color_index;
+            myr_comm_shared *sh = NULL;
+            bool spans = here != j - i;
+            if (!spans) {
+                sh = coll_shared_build_ctx(map, here, ctx);
+            } else if (map) {
+                coll_span *nsp = span_build(map->world, map->size);
+                sh = nsp ? myr_comm_shared_new_ctx(map, here, ctx) : NULL;
+                if (sh) {
+                    sh->spanning = true;
+                    sh->coll = nsp;
+                    sh->coll_free = span_free_cb;
+                } else {
+                    span_free(nsp);
+                    if (!nsp)
+                        myr_rankmap_release(map);
+                }
+            }
+            if (!sh) {
+                err = no_memory(why);
+                break;
+            }
+            for (int k = i; k < j; k++)
+                if (sp->sub_of[e[k].rank] >= 0)
+                    sp->results[sp->sub_of[e[k].rank]] = (split_result){sh, k - i};
+        }
+        i = j;
+    }
+    myr_context_ids_skip_to(ctx_base + color_index);
+    free(e);
+    return err;
+}
+
+int coll_procs_split(MPI_Comm parent, myr_rank *self, int color, int key, MPI_Comm *out,
+                     const char **why)
+{
+    call c;
+    call_init(&c, parent, self);
+    coll_span *sp = c.sp;
+    int n = sp->size, mine[2] = {color, key};
+    bool leader = is_leader(&c);
+    /* table: (color, key) per parent rank, then the context id base. */
+    int *table = leader ? malloc(((size_t)n * 2 + 1) * sizeof *table) : NULL;
+    int *local_pairs = leader ? malloc((size_t)sp->nlocal * 2 * sizeof *local_pairs) : NULL;
+    int err = leader && (!table || !local_pairs) ? no_memory(why) : MPI_SUCCESS;
+    /* Members here to their leader. (Every member takes part, whatever
+     * happened, so that none waits forever.) */
+    myr_coll_args g = {.kind = MYR_COLL_GATHER, .sbuf = mine, .scount = 2, .stype = MPI_INT,
+                       .rbuf = local_pairs, .rcount = 2, .rtype = MPI_INT, .root = 0};
+    int e = local(self, &c, g, why);
+    err = err ? err : e;
+    if (leader) {
+        /* Every member has read the last split's results (it gathered). */
+        for (int i = 0; i < sp->nlocal; i++)
+            sp->results[i] = (split_result){NULL, MPI_UNDEFINED};
+    }
+    if (leader && !err) {
+        for (int i = 0; i < sp->nlocal; i++) {
+            table[2 * sp->local_rank[i]] = local_pairs[2 * i];
+            table[2 * sp->local_rank[i] + 1] = local_pairs[2 * i + 1];
+        }
+        /* The leaders' blocks to the first leader, which also takes the
+         * largest next context id, and the whole table back to all. */
+        unsigned next = myr_context_ids_next(0);
+        int first = sp->leader[0];
+        if (c.me == first) {
+            int *block = malloc((size_t)n * 2 * sizeof *block);
+            if (!block)
+                err = no_memory(why);
+            for (int q = 1; q < sp->nprocs && !err; q++) {
+                unsigned theirs;
+                err = lib_recv(self, &c, &theirs, 1, MPI_UNSIGNED, sp->leader[q], TAG_SPLIT,
+                               why);
+                if (!err)
+                    err = lib_recv(self, &c, block, sp->proc_count[q] * 3, MPI_INT,
+                                   sp->leader[q], TAG_SPLIT, why);
+                for (int k = 0; !err && k < sp->proc_count[q]; k++) {
+                    int r = block[3 * k];
+                    table[2 * r] = block[3 * k + 1];
+                    table[2 * r + 1] = block[3 * k + 2];
+                }
+                next = theirs > next ? theirs : next;
+            }
+            free(block);
+            table[2 * n] = (int)next;
+        } else {
+            int *block = malloc((size_t)sp->nlocal * 3 * sizeof *block);
+            if (!block)
+                err = no_memory(why);
+            for (int i = 0; !err && i < sp->nlocal; i++) {
+                block[3 * i] = sp->local_rank[i];
+                block[3 * i + 1] = local_pairs[2 * i];
+                block[3 * i + 2] = local_pairs[2 * i + 1];
+            }
+            if (!err)
+                err = lib_send(self, &c, &next, 1, MPI_UNSIGNED, first, TAG_SPLIT);
+            if (!err)
+                err = lib_send(self, &c, block, sp->nlocal * 3, MPI_INT, first, TAG_SPLIT);
+            free(block);
+        }
+        if (!err)
+            err = leaders_bcast(self, &c, table, n * 2 + 1, MPI_INT, 0, why);
+        if (!err)
+            err = split_build(&c, table, (unsigned)table[2 * n], why);
+    }
+    free(table);
+    free(local_pairs);
+    /* The leader's outcome, for its members after the barrier. */
+    if (leader) {
+        sp->split_err = err;
+        snprintf(sp->split_why, sizeof sp->split_why, "%s", err && *why ? *why : "");
+    }
+    e = myr_coll_barrier(c.sub, self, why);
+    if (!err && !e && sp->split_err) {
+        *why = sp->split_why;
+        err = sp->split_err;
+    }
+    err = err ? err : e;
+    if (err)
+        return err;
+    split_result res = sp->results[sp->sub_of[c.me]];
+    if (res.shared && !(*out = myr_comm_handle_new(res.shared, res.rank))) {
+        *why = "out of memory for a new communicator";
+        return MPI_ERR_NO_MEM;
+    }
+    return MPI_SUCCESS;
 }

@@ -503,8 +503,8 @@ void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op)
 
 int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
 {
-    if (__builtin_expect(myr_the_job.multiprocess, 0) && comm->kind == MYR_COMM_WORLD)
-        return coll_procs_run(self, NULL, why);
+    if (coll_spans_processes(comm))
+        return coll_procs_run(comm, self, NULL, why);
     if (myr_comm_size(comm) == 1)
         return MPI_SUCCESS;   /* alone: nobody to wait for (coll.c, run_alone) */
     coll_state *s = coll_state_of(comm, self);

@@ -39,6 +39,15 @@ unsigned myr_context_ids_next(unsigned n)
     return atomic_fetch_add_explicit(&next_context_id, n, memory_order_relaxed);
 }
 
+void myr_context_ids_skip_to(unsigned next)
+{
+    unsigned now = atomic_load_explicit(&next_context_id, memory_order_relaxed);
+    while (now < next && !atomic_compare_exchange_weak_explicit(
+                             &next_context_id, &now, next, memory_order_relaxed,
+                             memory_order_relaxed)) {
+    }
+}
+
 /* ---- rank maps ---------------------------------------------------------- */
 
 myr_rankmap *myr_rankmap_new(int size)
@@ -108,13 +117,19 @@ int myr_group_rank_of(MPI_Group g, int world)
 
 myr_comm_shared *myr_comm_shared_new(myr_rankmap *map, int refs)
 {
+    return myr_comm_shared_new_ctx(map, refs, myr_context_id_next());
+}
+
+myr_comm_shared *myr_comm_shared_new_ctx(myr_rankmap *map, int refs, unsigned ctx)
+{
     myr_comm_shared *sh = malloc(sizeof *sh);
     if (!sh) {
         myr_rankmap_release(map);
         return NULL;
     }
     atomic_init(&sh->refs, refs);
-    sh->context_id = myr_context_id_next();
+    sh->spanning = false;
+    sh->context_id = ctx;
     sh->size = map->size;
     sh->map = map;
     sh->coll = NULL;

@@ -330,6 +330,8 @@ void myr_comm_topo_inherit(MPI_Comm from, MPI_Comm to);
  * handle; freed with the last handle. */
 typedef struct myr_comm_shared {
     _Atomic int refs;          /* member handles not yet released */
+    bool spanning;             /* members in several OS processes: `coll` is
+                                  coll/procs.c's, not a round's state */
     unsigned context_id;
     int size;
     myr_rankmap *map;
@@ -371,8 +373,12 @@ struct myr_mpi_comm {
 /* Context ids of created communicators: one atomic counter for the OS
  * process (ids 0 and 1 are MPI_COMM_WORLD's and MPI_COMM_SELF's). */
 unsigned myr_context_id_next(void);
-/* n consecutive context ids; the first is returned. */
+/* n consecutive context ids; the first is returned (n 0: the next one,
+ * nothing taken). */
 unsigned myr_context_ids_next(unsigned n);
+/* Ids below `next` are taken: the processes of a communicator agree on
+ * ids no member has used (coll/procs.c). */
+void myr_context_ids_skip_to(unsigned next);
 /* An intercommunicator handle of the member of `local` (a created
  * intracommunicator handle, taken) facing `remote` (a reference taken),
  * with context ids ctx and ctx + 1. NULL when out of memory (both given
@@ -381,6 +387,8 @@ MPI_Comm myr_comm_inter_new(MPI_Comm local, myr_rankmap *remote, unsigned ctx);
 /* A shared object for the ranks of `map` (taking the reference), with
  * `refs` handles to come; NULL when out of memory. */
 myr_comm_shared *myr_comm_shared_new(myr_rankmap *map, int refs);
+/* The same with a context id the caller chose. */
+myr_comm_shared *myr_comm_shared_new_ctx(myr_rankmap *map, int refs, unsigned ctx);
 /* Drop one member's reference; the last frees the object. */
 void myr_comm_shared_release(myr_comm_shared *sh);
 /* The handle of member `rank` of `sh` (taking one of sh's references). */

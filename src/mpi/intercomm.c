@@ -119,6 +119,11 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         return err;
     if (!newintercomm)
         return myr_mpi_error(local_comm, MPI_ERR_ARG, call, "newintercomm is NULL");
+    /* The leaders share the remote table by address with their groups. */
+    if (myr_the_job.multiprocess)
+        return myr_mpi_error(local_comm, MPI_ERR_UNSUPPORTED_OPERATION, call,
+                             "intercommunicators in a job of several OS processes are "
+                             "not supported yet");
     MPI_Comm local;
     if ((err = PMPI_Comm_dup(local_comm, &local)))
         return err;
