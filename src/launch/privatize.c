@@ -105,10 +105,14 @@ static void note_shared_copies(myr_privatization *p)
                 "they start, the library itself rank 0's", list);
 }
 
-/* Libraries installed with the system (and Myriad itself): their state is
- * the system's business, as in any threaded program. */
+/* Libraries installed with the system (and Myriad itself, with its network
+ * engine): their state is the system's business, as in any threaded
+ * program. */
 static bool is_system_library(const char *path)
 {
+    const char *base = strrchr(path, '/');
+    if (base && strncmp(base + 1, "libmyriad-net.so", 16) == 0)
+        return true;
     static const char *const system_dirs[] = {"/lib/", "/lib64/", "/usr/lib/",
                                               "/usr/lib64/", "/lib32/", "/usr/lib32/"};
     for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
