@@ -57,6 +57,9 @@ typedef struct myr_config {
     size_t default_stack_size;  /* the stack size when neither stack_size
                                  * nor MYR_STACK_SIZE gives one (0: 1 MiB);
                                  * MPI jobs: `ulimit -s` */
+    int first_cpu;      /* pin worker i to the (first_cpu + i)-th allowed CPU
+                         * (modulo their number), so that processes sharing
+                         * a node's CPUs take different ones */
 } myr_config_t;
 
 /* Start the runtime with settings from the environment. The calling thread

@@ -20,10 +20,12 @@
  * culprit). A value whose low 8 bits are 0 (256, say) would read as success
  * to the shell, so it becomes 1.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/env.h"
 #include "core/core.h"
@@ -194,6 +196,27 @@ static int read_settings(long *nranks)
     return 0;
 }
 
+/* Several processes of the job on this node share its CPUs: unless the
+ * launcher gave each its own (an affinity mask of its share) or
+ * MYR_WORKERS says how many, each takes its share of workers, and pins
+ * them from its own offset, as mpirun --bind-to core would. */
+static void share_node(myr_config_t *config, const myr_net_place *place)
+{
+    if (place->node_procs <= 1)
+        return;
+    cpu_set_t mask;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long allowed = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : cpus;
+    if (allowed < cpus)
+        return;   /* the launcher bound us: the mask is our share */
+    long workers = allowed / place->node_procs;
+    if (workers < 1)
+        workers = 1;
+    if (!myr_env_get(MYR_ENV_WORKERS))
+        config->workers = (int)workers;
+    config->first_cpu = (int)((place->node_index * workers) % allowed);
+}
+
 static int run_job(int argc, char **argv, const myr_program *program)
 {
     long nranks;
@@ -239,6 +262,7 @@ static int run_job(int argc, char **argv, const myr_program *program)
     myr_config_t config = {.reserved_mappings = myr_privatize_mappings(&privatization) +
                                                 myr_mpmd_mappings(),
                            .default_stack_size = myr_rank_stack_default(nranks)};
+    share_node(&config, place);
     int rc = myr_init_config(&config);
     if (rc != MYR_OK) {
         fprintf(stderr, "myriad: cannot start the runtime: %s\n", myr_strerror(rc));

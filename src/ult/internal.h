@@ -170,6 +170,7 @@ typedef struct myr_runtime {
     long spin_ns;
     long steal_delay_ns;   /* MYR_STEAL_DELAY_US */
     bool bind;
+    int first_cpu;         /* myr_config_t.first_cpu */
     bool initialized;
     myr_ult *main_ult;
     pthread_t main_thread;
@@ -303,7 +304,7 @@ static inline void myr_canary_check(const myr_ult *u)
 
 /* topology.c */
 int myr_topology_cpu_count(void);
-void myr_topology_plan(int nworkers);
+void myr_topology_plan(int nworkers, int first_cpu);
 void myr_topology_bind(int worker_index);
 void myr_topology_restore_main(void);
 

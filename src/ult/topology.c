@@ -10,6 +10,7 @@
 #include "ult/internal.h"
 
 #include <sched.h>
+#include <string.h>
 
 #ifdef MYR_HAVE_HWLOC
 #include <hwloc.h>
@@ -69,9 +70,17 @@ static int plan_n;
 
 /* Decide, before anybody is pinned (threads inherit their creator's mask),
  * which CPU each worker gets; 0 workers pinned when they outnumber CPUs. */
-void myr_topology_plan(int nworkers)
+void myr_topology_plan(int nworkers, int first_cpu)
 {
     plan_n = ordered_cpus(plan_cpu, CPU_SETSIZE);
+    /* Start at the first_cpu-th: another process of the node has the
+     * ones before (launch/rank_start.c). */
+    if (plan_n > 0 && first_cpu % plan_n) {
+        int tmp[CPU_SETSIZE], k = first_cpu % plan_n;
+        for (int i = 0; i < plan_n; i++)
+            tmp[i] = plan_cpu[(i + k) % plan_n];
+        memcpy(plan_cpu, tmp, (size_t)plan_n * sizeof *tmp);
+    }
     if (nworkers > plan_n)
         plan_n = 0;
     have_original_mask =

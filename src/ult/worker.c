@@ -190,6 +190,7 @@ static int read_config(const myr_config_t *cfg)
     myr_rt.max_map_count = myr_stack_max_map_count();
 
     myr_rt.bind = true;
+    myr_rt.first_cpu = cfg && cfg->first_cpu > 0 ? cfg->first_cpu : 0;
     if (cfg && cfg->bind) {
         myr_rt.bind = cfg->bind > 0;
     } else if ((v = myr_env_get(MYR_ENV_BIND))) {
@@ -279,7 +280,7 @@ int myr_init_config(const myr_config_t *cfg)
     myr_worker_set_current(w0);
     myr_rt.initialized = true;
     if (myr_rt.bind) {
-        myr_topology_plan(n);
+        myr_topology_plan(n, myr_rt.first_cpu);
         myr_topology_bind(0);
     }
     for (int i = 1; i < n; i++) {
