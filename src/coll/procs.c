@@ -247,7 +247,7 @@ static int lib_recv(myr_rank *self, call *c, void *buf, int count, MPI_Datatype 
 static struct myr_mpi_request *lib_irecv(myr_rank *self, call *c, void *buf, int count,
                                          MPI_Datatype type, int from, int tag)
 {
-    struct myr_mpi_request *r = aligned_alloc(64, sizeof *r);
+    struct myr_mpi_request *r = aligned_alloc(64, (sizeof *r + 63) / 64 * 64);
     if (!r)
         return NULL;
     myr_request_init(r, self, MYR_REQ_RECV);   /* not `heap`: no references to drop */

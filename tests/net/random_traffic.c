@@ -191,6 +191,20 @@ int main(int argc, char **argv)
     }
     long totals[3] = {sent, received, errors}, sums[3];
     MPI_Reduce(totals, sums, 3, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    for (int s = 0; s < nranks; s++) {
+        free(expect[s]);
+        free(expect_seq[s]);
+    }
+    free(expect);
+    free(expect_seq);
+    free(expect_count);
+    free(got);
+    free(gen);
+    free(to_me_in_round);
+    free(rbuf);
+    free(want);
+    free(sbufs);
+    free(sreqs);
     if (rank == 0)
         printf("random traffic: %d ranks, %ld messages sent, %ld received, %ld errors: %s\n",
                nranks, sums[0], sums[1], sums[2],
