@@ -1,28 +1,1012 @@
 /*
- * ucx.c — the UCX engine and its communication thread. Being written
- * (issue 17): until then a job of several processes stops at start.
+ * ucx.c — the UCX engine and its communication thread.
+ *
+ * Model. One UCP context and one worker per OS process, created, driven
+ * and destroyed by one kernel thread, the comm thread (UCS_THREAD_MODE_
+ * SINGLE: nothing else ever calls UCX). Everything else talks to it
+ * through two intrusive multi-producer stacks of commands (sends and
+ * fetches): a poster pushes with one CAS; the comm thread takes a whole
+ * stack with one exchange and reverses it, so commands are issued in the
+ * order their pushes took effect.
+ *
+ * Messages are UCP active messages (one id). The AM header is our wire
+ * header (source process, sequence number) followed by the core's header;
+ * the data is the AM payload, eager (UCP_AM_SEND_FLAG_EAGER) up to the
+ * eager limit, else rendezvous (UCP_AM_SEND_FLAG_RNDV: the receiver is
+ * given a descriptor and pulls the data, zero-copy where a transport
+ * allows, when the core fetches it).
+ *
+ * Order. UCP does not promise that active messages of one endpoint are
+ * handed over in the order they were sent: eager fragments of a large
+ * message are reassembled before the callback, a rendezvous request
+ * goes through its own protocol, messages of different sizes may take
+ * different lanes, and the UCX developers say AM has no ordering
+ * guarantee. The core needs the order of posting (MPI's non-overtaking
+ * rule), so every message carries a per-(source, destination) sequence
+ * number given when the comm thread issues it (= posting order), and the
+ * receiving comm thread holds an early arrival (its header, its data or
+ * rendezvous descriptor) until all before it have been handed to the
+ * receiver.
+ *
+ * Comm thread states: RUNNING (drain commands, progress while it makes
+ * progress), SPINNING (nothing happened for less than MYR_NET_SPIN_US:
+ * keep polling, since the next event is likely close), ASLEEP (in
+ * epoll_wait on the worker's event fd and our eventfd). Going to sleep:
+ *   1. asleep = 1                       (seq_cst)
+ *   2. look at both command stacks      (seq_cst): not empty -> run
+ *   3. ucp_worker_arm: UCS_ERR_BUSY (events came after the last
+ *      progress) -> run
+ *   4. epoll_wait
+ * A poster pushes (seq_cst CAS), then reads asleep (seq_cst) and, if set,
+ * clears it and writes the eventfd. Either the comm thread's step 2 sees
+ * the push, or the poster sees asleep = 1 and wakes it (Dekker with
+ * sequentially consistent operations); asleep is 0 whenever the comm
+ * thread runs, so posts cost no system call while it is awake. Network
+ * events arriving after the last progress are UCX's side of the same
+ * race, closed by ucp_worker_arm.
+ *
+ * Sends and fetches are done when UCX completes them (their callback, or
+ * at once when UCX finishes in the call); `done` then runs on the comm
+ * thread, and in_flight (counted from the post) drops.
  */
 #include "net/transport.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
 #include <ucp/api/ucp.h>
+#include <ucs/debug/log_def.h>
+#include <unistd.h>
+
+#include "base/env.h"
+#include "net/wireup.h"
+
+#define AM_ID 17
+#define ADDRESS_KEY "myr.ucx"
+#define DEFAULT_EAGER_BYTES (16 * 1024)
+#define DEFAULT_SPIN_US 50
+/* How long stop waits for endpoints to flush before leaving them to
+ * ucp_worker_destroy (a peer that is already gone never answers). */
+#define CLOSE_DEADLINE_NS (5LL * 1000000000)
+
+/* What precedes the core's header in every AM header. */
+typedef struct wire {
+    uint32_t src;                 /* sending process */
+    uint32_t seq;                 /* per (src, dst), from 0 */
+} wire;
+
+/* A send being transferred: UCX needs the AM header until completion. */
+typedef struct send_op {
+    struct send_op *next;         /* free list */
+    myr_net_send *s;
+    _Alignas(8) unsigned char header[sizeof(wire) + MYR_NET_HEADER_MAX];
+} send_op;
+
+/* An arrival that came before its turn. */
+typedef struct held {
+    struct held *next;            /* by seq */
+    uint32_t seq;
+    unsigned hdr_len;
+    _Alignas(8) unsigned char hdr[MYR_NET_HEADER_MAX];
+    size_t len;
+    const void *data;             /* eager: UCX's (ucx_data) or a copy */
+    void *rndv;                   /* rendezvous descriptor */
+    bool ucx_data;
+} held;
+
+typedef struct peer {
+    ucp_ep_h ep;                  /* NULL until the first send */
+    uint32_t send_seq;            /* next sequence number to send */
+    uint32_t recv_seq;            /* next one the receiver gets */
+    held *early;                  /* arrivals before recv_seq's, sorted */
+    bool failed;                  /* unreachable: sends fail at once */
+} peer;
+
+/* The comm thread's own state (only it touches this after start). */
+static struct {
+    ucp_context_h context;
+    ucp_worker_h worker;
+    int nprocs, self;
+    const myr_net_place *place;
+    peer *peers;
+    myr_net_receiver receiver;
+    send_op *free_ops;
+    bool close_failed;            /* some failed peer's endpoint to close */
+    bool first_ep_described;
+    /* For MYR_VERBOSE=1's line at stop. */
+    long sent_eager, sent_rndv, arrived, held_early, sleeps, poster_wakes;
+    int wfd, epfd;
+    void *address;                /* our worker address, for start to publish */
+    size_t address_len;
+    int init_status;              /* 0 or -1, for start */
+} E;
+
+/* Set at start, read by any thread. */
+static size_t eager_limit;
+static long long spin_ns;
+static int wake_fd = -1;
+static pthread_t comm_thread;
+static bool started;
+static sem_t init_done;
+static __thread bool on_comm;
+
+/* Shared between posters and the comm thread; each on its own line. */
+static _Alignas(64) myr_net_send *_Atomic send_head;
+static _Alignas(64) myr_net_fetch *_Atomic fetch_head;
+static _Alignas(64) atomic_bool asleep;
+static _Alignas(64) atomic_long in_flight;
+static _Alignas(64) atomic_int closing;      /* stop: close and leave */
+
+/* Stop waits here for in_flight to reach 0. */
+static pthread_mutex_t stop_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
+static atomic_bool stop_waiting;
+
+/* For myr_ucx_describe: written once by the comm thread, then published. */
+static char available[256];        /* before start returns */
+static char transports[320];       /* once transports_known */
+static atomic_bool transports_known;
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* ---- commands: posting and waking ----------------------------------- */
+
+static void wake(void)
+{
+    /* Only the poster that clears the flag writes: one syscall per sleep. */
+    if (atomic_load(&asleep) && atomic_exchange(&asleep, false)) {
+        uint64_t one = 1;
+        ssize_t n = write(wake_fd, &one, sizeof one);
+        (void)n;  /* the eventfd cannot overflow: read after every wake */
+    }
+}
+
+void myr_ucx_send_post(myr_net_send *s)
+{
+    atomic_fetch_add_explicit(&in_flight, 1, memory_order_relaxed);
+    myr_net_send *h = atomic_load_explicit(&send_head, memory_order_relaxed);
+    do
+        atomic_store_explicit(&s->qnext, h, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak(&send_head, &h, s));
+    wake();
+}
+
+void myr_ucx_fetch_post(myr_net_fetch *f)
+{
+    atomic_fetch_add_explicit(&in_flight, 1, memory_order_relaxed);
+    myr_net_fetch *h = atomic_load_explicit(&fetch_head, memory_order_relaxed);
+    do
+        atomic_store_explicit(&f->qnext, h, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak(&fetch_head, &h, f));
+    wake();
+}
+
+static void operation_ended(void)
+{
+    if (atomic_fetch_sub_explicit(&in_flight, 1, memory_order_release) == 1 &&
+        atomic_load_explicit(&stop_waiting, memory_order_relaxed)) {
+        pthread_mutex_lock(&stop_mutex);
+        pthread_cond_signal(&stop_cond);
+        pthread_mutex_unlock(&stop_mutex);
+    }
+}
+
+static void send_finished(myr_net_send *s, int err)
+{
+    s->done(s, err);
+    operation_ended();
+}
+
+static void fetch_finished(myr_net_fetch *f, int err)
+{
+    f->done(f, err);
+    operation_ended();
+}
+
+/* ---- describing the transports --------------------------------------- */
+
+/* Append what one line of UCX's info text says about a transport:
+ * "resource 3  :  md 3  dev 1  flags -- cma/memory" gives "cma/memory";
+ * "lane[1]:  3:cma/memory.0 md[3]  -> md[3]/cma/sysdev[255] rma_bw#0"
+ * gives "cma/memory rma_bw" (the lane's roles). */
+static void describe_line(char *line, bool lane, char *out, size_t size)
+{
+    char *save = NULL, *last = NULL, *tl = NULL;
+    bool roles = false;
+    size_t used = strlen(out);
+    for (char *t = strtok_r(line, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        last = t;
+        if (!lane)
+            continue;
+        if (!tl && strchr(t, '/') && strchr(t, ':')) {
+            tl = strchr(t, ':') + 1;
+            char *dot = strrchr(tl, '.');
+            if (dot && dot > strchr(tl, '/'))
+                *dot = 0;
+            snprintf(out + used, size - used, "%s%s", used ? ", " : "", tl);
+        } else if (tl && strstr(t, "sysdev[")) {
+            roles = true;
+        } else if (roles) {
+            t[strcspn(t, "#")] = 0;
+            used = strlen(out);
+            snprintf(out + used, size - used, " %s", t);
+        }
+    }
+    if (!lane && last)
+        snprintf(out + used, size - used, "%s%s", used ? ", " : "", last);
+}
+
+/* UCX writes its configuration to a FILE; read it back from memory. */
+static void describe_from(void (*print)(void *, FILE *), void *obj, const char *mark,
+                          char *out, size_t size)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    print(obj, f);
+    fclose(f);
+    out[0] = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *at = strstr(line, mark);
+        if (at)
+            describe_line(at + strlen(mark), mark[0] == 'l', out, size);
+    }
+    free(text);
+}
+
+static void print_context(void *c, FILE *f) { ucp_context_print_info(c, f); }
+static void print_ep(void *e, FILE *f) { ucp_ep_print_info(e, f); }
+
+/* ---- endpoints -------------------------------------------------------- */
+
+static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    (void)ep;
+    int proc = (int)(intptr_t)arg;
+    peer *p = &E.peers[proc];
+    /* At stop, peers close and leave: not a failure. */
+    if (!p->failed && !atomic_load(&closing)) {
+        long first = E.place ? E.place->proc_first[proc] : -1;
+        long last = E.place ? E.place->proc_first[proc + 1] - 1 : -1;
+        fprintf(stderr, "myriad: process %d: process %d (ranks %ld..%ld) became "
+                "unreachable (%s); messages to and from it fail\n",
+                E.self, proc, first, last, ucs_status_string(status));
+    }
+    p->failed = true;
+    E.close_failed = true;
+}
+
+/* While trying an endpoint that reports peer failures: UCX logs an error
+ * when no transport can (shared memory in UCX 1.13), which we answer by
+ * falling back, so that line is not for the user. */
+static ucs_log_func_rc_t quiet_selection(const char *file, unsigned line,
+                                         const char *function, ucs_log_level_t level,
+                                         const ucs_log_component_config_t *conf,
+                                         const char *message, va_list ap)
+{
+    (void)line, (void)function, (void)conf, (void)message, (void)ap;
+    return level <= UCS_LOG_LEVEL_ERROR && strstr(file, "select.c") ?
+           UCS_LOG_FUNC_RC_STOP : UCS_LOG_FUNC_RC_CONTINUE;
+}
+
+/* The peer's endpoint, created on the first send to it. NULL: unreachable
+ * (said once).
+ *
+ * Error handling mode PEER makes UCX detect a peer that died and fail its
+ * operations (ep_failed); UCX 1.13 can do that over TCP but not over
+ * shared memory, where the endpoint is made without it (the launcher
+ * notices a dead process and ends the job; net.h's failure rules). */
+static ucp_ep_h peer_ep(int proc)
+{
+    static bool peer_mode_unavailable;
+    peer *p = &E.peers[proc];
+    if (p->ep || p->failed)
+        return p->failed ? NULL : p->ep;
+    size_t len = 0;
+    void *address = myr_wireup_lookup(proc, ADDRESS_KEY, &len);
+    if (!address) {
+        p->failed = true;
+        return NULL;
+    }
+    ucp_ep_params_t params = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLER,
+        .address = address,
+        .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+        .err_handler = {.cb = ep_failed, .arg = (void *)(intptr_t)proc},
+    };
+    ucs_status_t st = UCS_ERR_UNREACHABLE;
+    if (!peer_mode_unavailable) {
+        ucs_log_push_handler(quiet_selection);
+        st = ucp_ep_create(E.worker, &params, &p->ep);
+        ucs_log_pop_handler();
+        peer_mode_unavailable = st == UCS_ERR_UNREACHABLE;
+    }
+    if (st == UCS_ERR_UNREACHABLE) {
+        params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+        st = ucp_ep_create(E.worker, &params, &p->ep);
+    }
+    free(address);
+    if (st != UCS_OK) {
+        fprintf(stderr, "myriad: process %d: no UCX endpoint to process %d (%s)\n",
+                E.self, proc, ucs_status_string(st));
+        p->ep = NULL;
+        p->failed = true;
+        return NULL;
+    }
+    if (!E.first_ep_described) {
+        E.first_ep_described = true;
+        char lanes[256] = "";
+        describe_from(print_ep, p->ep, "lane[", lanes, sizeof lanes);
+        snprintf(transports, sizeof transports, "to process %d: %s%s", proc, lanes,
+                 params.err_mode == UCP_ERR_HANDLING_MODE_PEER ? "" :
+                 " (no peer failure detection)");
+        atomic_store_explicit(&transports_known, true, memory_order_release);
+    }
+    return p->ep;
+}
+
+static void close_failed_endpoints(void)
+{
+    E.close_failed = false;
+    for (int i = 0; i < E.nprocs; i++) {
+        peer *p = &E.peers[i];
+        if (!p->failed || !p->ep)
+            continue;
+        ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                     .flags = UCP_EP_CLOSE_FLAG_FORCE};
+        void *req = ucp_ep_close_nbx(p->ep, &param);
+        if (UCS_PTR_IS_PTR(req))
+            ucp_request_free(req);  /* UCX finishes it on its own */
+        p->ep = NULL;
+    }
+}
+
+/* ---- sends ------------------------------------------------------------ */
+
+static send_op *op_get(void)
+{
+    send_op *op = E.free_ops;
+    if (op) {
+        E.free_ops = op->next;
+        return op;
+    }
+    return malloc(sizeof *op);
+}
+
+static void op_put(send_op *op)
+{
+    op->next = E.free_ops;
+    E.free_ops = op;
+}
+
+static void send_completed(void *request, ucs_status_t status, void *user_data)
+{
+    send_op *op = user_data;
+    myr_net_send *s = op->s;
+    ucp_request_free(request);
+    op_put(op);
+    if (status != UCS_OK && !E.peers[s->proc].failed)
+        fprintf(stderr, "myriad: process %d: a send of %zu bytes to process %d "
+                "failed (%s)\n", E.self, s->len, s->proc, ucs_status_string(status));
+    send_finished(s, status == UCS_OK ? 0 : -1);
+}
+
+/* Hand a prepared send to UCX. */
+static void transmit(ucp_ep_h ep, send_op *op)
+{
+    myr_net_send *s = op->s;
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_MEMORY_TYPE,
+        .cb.send = send_completed,
+        .user_data = op,
+        .flags = s->len <= eager_limit ? UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV,
+        .memory_type = UCS_MEMORY_TYPE_HOST,  /* no detection per send */
+    };
+    void *req = ucp_am_send_nbx(ep, AM_ID, op->header, sizeof(wire) + s->hdr_len,
+                                s->data, s->len, &param);
+    if (UCS_PTR_IS_PTR(req))
+        return;  /* send_completed ends it */
+    op_put(op);
+    ucs_status_t st = UCS_PTR_STATUS(req);
+    if (st != UCS_OK) {
+        /* Its sequence number is spent: the peer cannot get later ones in
+         * order any more, so it is unreachable from now on. */
+        fprintf(stderr, "myriad: process %d: cannot send to process %d (%s)\n",
+                E.self, s->proc, ucs_status_string(st));
+        E.peers[s->proc].failed = true;
+        E.close_failed = true;
+    }
+    send_finished(s, st == UCS_OK ? 0 : -1);
+}
+
+#ifdef MYR_NET_TEST_SHUFFLE
+/* Test build only (tests/net): UCX here keeps the order of one endpoint,
+ * so the receiver's holding of early arrivals would go untested. This
+ * build puts one send in five on the wire after the next send to the same
+ * process (or at the end of the batch of commands). */
+static send_op **shuffled;        /* per process */
+
+static bool shuffle_hold(int proc, send_op *op)
+{
+    static uint64_t rng = 88172645463325252ULL;
+    if (!shuffled && !(shuffled = calloc((size_t)E.nprocs, sizeof *shuffled)))
+        return false;
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    if (shuffled[proc] || rng % 5)
+        return false;
+    shuffled[proc] = op;
+    return true;
+}
+
+static void shuffle_release(int proc)
+{
+    send_op *op = shuffled ? shuffled[proc] : NULL;
+    if (op) {
+        shuffled[proc] = NULL;
+        transmit(E.peers[proc].ep, op);
+    }
+}
+
+static void shuffle_release_all(void)
+{
+    for (int i = 0; shuffled && i < E.nprocs; i++)
+        shuffle_release(i);
+}
+#else
+static inline bool shuffle_hold(int proc, send_op *op) { (void)proc, (void)op; return false; }
+static inline void shuffle_release(int proc) { (void)proc; }
+static inline void shuffle_release_all(void) {}
+#endif
+
+static void issue_send(myr_net_send *s)
+{
+    if (s->proc < 0 || s->proc >= E.nprocs || s->hdr_len > MYR_NET_HEADER_MAX) {
+        fprintf(stderr, "myriad: process %d: bad send (process %d of %d, header of "
+                "%u bytes)\n", E.self, s->proc, E.nprocs, s->hdr_len);
+        send_finished(s, -1);
+        return;
+    }
+    ucp_ep_h ep = peer_ep(s->proc);
+    send_op *op = ep ? op_get() : NULL;
+    if (!op) {
+        send_finished(s, -1);
+        return;
+    }
+    if (s->len <= eager_limit)
+        E.sent_eager++;
+    else
+        E.sent_rndv++;
+    wire w = {.src = (uint32_t)E.self, .seq = E.peers[s->proc].send_seq++};
+    memcpy(op->header, &w, sizeof w);
+    memcpy(op->header + sizeof w, s->hdr, s->hdr_len);
+    op->s = s;
+    if (shuffle_hold(s->proc, op))
+        return;
+    transmit(ep, op);
+    shuffle_release(s->proc);
+}
+
+/* ---- fetches ---------------------------------------------------------- */
+
+static void fetch_completed(void *request, ucs_status_t status, size_t length,
+                            void *user_data)
+{
+    (void)length;
+    myr_net_fetch *f = user_data;
+    ucp_request_free(request);
+    if (status != UCS_OK)
+        fprintf(stderr, "myriad: process %d: fetching a message of %zu bytes failed "
+                "(%s)\n", E.self, f->len, ucs_status_string(status));
+    fetch_finished(f, status == UCS_OK ? 0 : -1);
+}
+
+static void issue_fetch(myr_net_fetch *f)
+{
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_MEMORY_TYPE,
+        .cb.recv_am = fetch_completed,
+        .user_data = f,
+        .memory_type = UCS_MEMORY_TYPE_HOST,
+    };
+    void *req = ucp_am_recv_data_nbx(E.worker, f->rndv, f->buf, f->len, &param);
+    if (UCS_PTR_IS_PTR(req))
+        return;
+    ucs_status_t st = UCS_PTR_STATUS(req);
+    if (st != UCS_OK)
+        fprintf(stderr, "myriad: process %d: cannot fetch a message of %zu bytes (%s)\n",
+                E.self, f->len, ucs_status_string(st));
+    fetch_finished(f, st == UCS_OK ? 0 : -1);
+}
+
+/* Take every queued command, oldest first. */
+static bool drain_commands(void)
+{
+    bool any = false;
+    /* Look before taking: an exchange on an empty stack would pull the
+     * line away from the posters on every spin. */
+    myr_net_send *s = NULL;
+    if (atomic_load_explicit(&send_head, memory_order_relaxed))
+        s = atomic_exchange_explicit(&send_head, NULL, memory_order_acquire);
+    if (s) {
+        myr_net_send *fifo = NULL;
+        while (s) {
+            myr_net_send *next = atomic_load_explicit(&s->qnext, memory_order_relaxed);
+            atomic_store_explicit(&s->qnext, fifo, memory_order_relaxed);
+            fifo = s;
+            s = next;
+        }
+        while (fifo) {
+            /* `done` may free it: read the link first. */
+            myr_net_send *next = atomic_load_explicit(&fifo->qnext, memory_order_relaxed);
+            issue_send(fifo);
+            fifo = next;
+        }
+        shuffle_release_all();
+        any = true;
+    }
+    myr_net_fetch *f = NULL;
+    if (atomic_load_explicit(&fetch_head, memory_order_relaxed))
+        f = atomic_exchange_explicit(&fetch_head, NULL, memory_order_acquire);
+    if (f) {
+        myr_net_fetch *fifo = NULL;
+        while (f) {
+            myr_net_fetch *next = atomic_load_explicit(&f->qnext, memory_order_relaxed);
+            atomic_store_explicit(&f->qnext, fifo, memory_order_relaxed);
+            fifo = f;
+            f = next;
+        }
+        while (fifo) {
+            myr_net_fetch *next = atomic_load_explicit(&fifo->qnext, memory_order_relaxed);
+            issue_fetch(fifo);
+            fifo = next;
+        }
+        any = true;
+    }
+    return any;
+}
+
+/* ---- arrivals --------------------------------------------------------- */
+
+static void deliver(int src, const void *hdr, unsigned hdr_len, size_t len,
+                    const void *data, void *rndv)
+{
+    /* The core reads its header as a struct: give it aligned. */
+    _Alignas(8) unsigned char aligned[MYR_NET_HEADER_MAX];
+    memcpy(aligned, hdr, hdr_len);
+    myr_net_arrival m = {.proc = src, .hdr = aligned, .hdr_len = hdr_len, .len = len,
+                         .data = rndv ? NULL : data, .rndv = rndv};
+    E.receiver(&m);
+}
+
+/* Hand over the held arrivals whose turn has come. */
+static void deliver_early(int src, peer *p)
+{
+    while (p->early && p->early->seq == p->recv_seq) {
+        held *h = p->early;
+        p->early = h->next;
+        deliver(src, h->hdr, h->hdr_len, h->len, h->data, h->rndv);
+        p->recv_seq++;
+        if (h->ucx_data)
+            ucp_am_data_release(E.worker, (void *)h->data);
+        else if (!h->rndv)
+            free((void *)h->data);
+        free(h);
+    }
+}
+
+static ucs_status_t am_arrived(void *arg, const void *header, size_t header_length,
+                               void *data, size_t length, const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    bool rndv = param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
+    wire w = {.src = UINT32_MAX};
+    if (header_length >= sizeof w)
+        memcpy(&w, header, sizeof w);
+    if (header_length > sizeof w + MYR_NET_HEADER_MAX || w.src >= (uint32_t)E.nprocs) {
+        fprintf(stderr, "myriad: process %d: dropped a message with a malformed "
+                "header (%zu bytes)\n", E.self, header_length);
+        return UCS_OK;
+    }
+    peer *p = &E.peers[w.src];
+    E.arrived++;
+    const unsigned char *hdr = (const unsigned char *)header + sizeof w;
+    unsigned hdr_len = (unsigned)(header_length - sizeof w);
+    int32_t ahead = (int32_t)(w.seq - p->recv_seq);
+    if (ahead == 0) {
+        deliver((int)w.src, hdr, hdr_len, length, data, rndv ? data : NULL);
+        p->recv_seq++;
+        deliver_early((int)w.src, p);
+        /* A rendezvous descriptor stays valid until the core fetches it. */
+        return rndv ? UCS_INPROGRESS : UCS_OK;
+    }
+    if (ahead < 0) {
+        fprintf(stderr, "myriad: process %d: message %" PRIu32 " from process %" PRIu32
+                " came twice; dropped\n", E.self, w.seq, w.src);
+        return UCS_OK;
+    }
+    /* Early: keep what the callback gives only for its duration. */
+    E.held_early++;
+    held *h = malloc(sizeof *h);
+    void *copy = NULL;
+    bool keep_ucx = !rndv && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA);
+    if (h && !rndv && !keep_ucx && length && !(copy = malloc(length))) {
+        free(h);
+        h = NULL;
+    }
+    if (!h) {
+        fprintf(stderr, "myriad: process %d: out of memory holding a message from "
+                "process %" PRIu32 "\n", E.self, w.src);
+        abort();
+    }
+    *h = (held){.seq = w.seq, .hdr_len = hdr_len, .len = length, .ucx_data = keep_ucx};
+    memcpy(h->hdr, hdr, hdr_len);
+    if (rndv) {
+        h->rndv = data;
+    } else if (keep_ucx) {
+        h->data = data;
+    } else {
+        if (length)
+            memcpy(copy, data, length);
+        h->data = copy;
+    }
+    held **at = &p->early;
+    while (*at && (int32_t)((*at)->seq - w.seq) < 0)
+        at = &(*at)->next;
+    h->next = *at;
+    *at = h;
+    return rndv || keep_ucx ? UCS_INPROGRESS : UCS_OK;
+}
+
+/* ---- the comm thread -------------------------------------------------- */
+
+static int ucx_init(void)
+{
+    ucp_config_t *config;
+    ucs_status_t st = ucp_config_read(NULL, NULL, &config);
+    if (st != UCS_OK) {
+        fprintf(stderr, "myriad: reading UCX's configuration failed (%s)\n",
+                ucs_status_string(st));
+        return -1;
+    }
+    ucp_params_t params = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
+        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
+        .mt_workers_shared = 0,
+    };
+    st = ucp_init(&params, config, &E.context);
+    ucp_config_release(config);
+    if (st != UCS_OK) {
+        fprintf(stderr, "myriad: UCX initialization failed (%s): check UCX_TLS\n",
+                ucs_status_string(st));
+        return -1;
+    }
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_SINGLE};
+    st = ucp_worker_create(E.context, &wp, &E.worker);
+    if (st != UCS_OK) {
+        fprintf(stderr, "myriad: creating the UCX worker failed (%s)\n",
+                ucs_status_string(st));
+        return -1;
+    }
+    ucp_am_handler_param_t am = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                      UCP_AM_HANDLER_PARAM_FIELD_CB,
+        .id = AM_ID,
+        .flags = UCP_AM_FLAG_WHOLE_MSG,
+        .cb = am_arrived,
+    };
+    st = ucp_worker_set_am_recv_handler(E.worker, &am);
+    if (st == UCS_OK)
+        st = ucp_worker_get_efd(E.worker, &E.wfd);
+    if (st != UCS_OK) {
+        fprintf(stderr, "myriad: setting up the UCX worker failed (%s)\n",
+                ucs_status_string(st));
+        return -1;
+    }
+    E.epfd = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = E.wfd};
+    struct epoll_event wev = {.events = EPOLLIN, .data.fd = wake_fd};
+    if (E.epfd < 0 || epoll_ctl(E.epfd, EPOLL_CTL_ADD, E.wfd, &ev) != 0 ||
+        epoll_ctl(E.epfd, EPOLL_CTL_ADD, wake_fd, &wev) != 0) {
+        fprintf(stderr, "myriad: epoll for the comm thread failed: %s\n", strerror(errno));
+        return -1;
+    }
+    ucp_address_t *address;
+    st = ucp_worker_get_address(E.worker, &address, &E.address_len);
+    if (st != UCS_OK) {
+        fprintf(stderr, "myriad: no UCX worker address (%s)\n", ucs_status_string(st));
+        return -1;
+    }
+    E.address = malloc(E.address_len);
+    if (E.address)
+        memcpy(E.address, address, E.address_len);
+    ucp_worker_release_address(E.worker, address);
+    if (!E.address)
+        return -1;
+    describe_from(print_context, E.context, "resource", available, sizeof available);
+    return 0;
+}
+
+static void ucx_fini(void)
+{
+    if (E.worker)
+        ucp_worker_destroy(E.worker);
+    if (E.context)
+        ucp_cleanup(E.context);
+    if (E.epfd >= 0)
+        close(E.epfd);
+    E.worker = NULL;
+    E.context = NULL;
+    E.epfd = -1;
+}
+
+/* Sleep until a command or a network event (see the top comment). */
+static void sleep_until_event(void)
+{
+    atomic_store(&asleep, true);
+    if (atomic_load(&send_head) || atomic_load(&fetch_head) || atomic_load(&closing)) {
+        atomic_store(&asleep, false);
+        return;
+    }
+    ucs_status_t st = ucp_worker_arm(E.worker);
+    if (st == UCS_ERR_BUSY) {
+        atomic_store(&asleep, false);
+        return;
+    }
+    E.sleeps++;
+    struct epoll_event ev[2];
+    /* If arming failed, UCX cannot wake us: poll gently instead of hanging. */
+    int n = epoll_wait(E.epfd, ev, 2, st == UCS_OK ? -1 : 1);
+    atomic_store(&asleep, false);
+    for (int i = 0; i < n; i++) {
+        if (ev[i].data.fd == wake_fd) {
+            E.poster_wakes++;
+            uint64_t count;
+            ssize_t r = read(wake_fd, &count, sizeof count);
+            (void)r;  /* EAGAIN: a poster's write already consumed */
+        }
+    }
+}
+
+/* Stop: flush and close every endpoint, then let UCX go. */
+static void close_endpoints(void)
+{
+    int n = 0;
+    void **reqs = calloc((size_t)E.nprocs, sizeof *reqs);
+    for (int i = 0; i < E.nprocs; i++) {
+        peer *p = &E.peers[i];
+        if (!p->ep)
+            continue;
+        ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                     .flags = p->failed ? UCP_EP_CLOSE_FLAG_FORCE : 0};
+        void *req = ucp_ep_close_nbx(p->ep, &param);
+        p->ep = NULL;
+        if (UCS_PTR_IS_PTR(req)) {
+            if (reqs)
+                reqs[n++] = req;
+            else
+                ucp_request_free(req);
+        }
+    }
+    long long deadline = now_ns() + CLOSE_DEADLINE_NS;
+    for (int i = 0; i < n;) {
+        ucp_worker_progress(E.worker);
+        if (ucp_request_check_status(reqs[i]) != UCS_INPROGRESS) {
+            ucp_request_free(reqs[i]);
+            reqs[i] = reqs[--n];
+            continue;
+        }
+        if (++i == n)
+            i = 0;
+        if (now_ns() > deadline)
+            break;
+    }
+    for (int i = 0; i < n; i++)
+        ucp_request_free(reqs[i]);
+    free(reqs);
+    /* Arrivals still held (a peer failed): give UCX its buffers back. */
+    for (int i = 0; i < E.nprocs; i++) {
+        for (held *h = E.peers[i].early, *next; h; h = next) {
+            next = h->next;
+            if (h->ucx_data)
+                ucp_am_data_release(E.worker, (void *)h->data);
+            else if (!h->rndv)
+                free((void *)h->data);
+            free(h);
+        }
+        E.peers[i].early = NULL;
+    }
+}
+
+static void *comm_main(void *arg)
+{
+    (void)arg;
+    on_comm = true;
+    E.init_status = ucx_init();
+    sem_post(&init_done);
+    if (E.init_status != 0) {
+        ucx_fini();
+        return NULL;
+    }
+    long long last = now_ns();
+    for (;;) {
+        bool busy = drain_commands();
+        while (ucp_worker_progress(E.worker))
+            busy = true;
+        if (E.close_failed)
+            close_failed_endpoints();
+        if (busy) {
+            last = now_ns();
+            continue;
+        }
+        if (atomic_load(&closing))
+            break;
+        if (now_ns() - last < spin_ns)
+            continue;
+        sleep_until_event();
+        last = now_ns();
+    }
+    close_endpoints();
+    while (E.free_ops) {
+        send_op *op = E.free_ops;
+        E.free_ops = op->next;
+        free(op);
+    }
+    ucx_fini();
+    return NULL;
+}
+
+/* ---- entry points ------------------------------------------------------ */
+
+static int read_config(void)
+{
+    const char *v = myr_env_get(MYR_ENV_NET_EAGER_BYTES);
+    size_t size = DEFAULT_EAGER_BYTES;
+    if (v && (myr_env_parse_size(v, &size) != 0 || size > ((size_t)1 << 30))) {
+        fprintf(stderr, "myriad: MYR_NET_EAGER_BYTES=%s is not a size in bytes "
+                "(expected 0..1G, e.g. 16k)\n", v);
+        return -1;
+    }
+    eager_limit = size;
+    long us = DEFAULT_SPIN_US;
+    v = myr_env_get(MYR_ENV_NET_SPIN_US);
+    if (v && (myr_env_parse_long(v, &us) != 0 || us > 1000000)) {
+        fprintf(stderr, "myriad: MYR_NET_SPIN_US=%s is not a number of "
+                "microseconds (0..1000000)\n", v);
+        return -1;
+    }
+    spin_ns = us * 1000LL;
+    return 0;
+}
 
 int myr_ucx_start(myr_net_receiver receiver)
 {
-    (void)receiver;
-    fprintf(stderr, "myriad: the UCX engine is not there yet\n");
-    return -1;
+    if (started)
+        return 0;
+    const myr_net_place *place = myr_wireup_place();
+    if (!place || place->nprocs < 1 || read_config() != 0)
+        return -1;
+    E = (typeof(E)){.nprocs = place->nprocs, .self = place->proc, .place = place,
+                    .receiver = receiver, .epfd = -1, .wfd = -1};
+    E.peers = calloc((size_t)E.nprocs, sizeof *E.peers);
+    wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (!E.peers || wake_fd < 0) {
+        fprintf(stderr, "myriad: cannot set up the comm thread: %s\n", strerror(errno));
+        return -1;
+    }
+    atomic_store(&closing, 0);
+    atomic_store(&in_flight, 0);
+    atomic_store(&transports_known, false);
+    sem_init(&init_done, 0, 0);
+    int rc = pthread_create(&comm_thread, NULL, comm_main, NULL);
+    if (rc != 0) {
+        fprintf(stderr, "myriad: cannot start the comm thread: %s\n", strerror(rc));
+        return -1;
+    }
+    while (sem_wait(&init_done) != 0 && errno == EINTR)
+        ;
+    if (E.init_status != 0) {
+        pthread_join(comm_thread, NULL);
+        return -1;
+    }
+    started = true;
+    /* Every process's address is readable once this returns (fence). */
+    rc = myr_wireup_publish(ADDRESS_KEY, E.address, E.address_len);
+    free(E.address);
+    E.address = NULL;
+    return rc;
 }
-void myr_ucx_stop(void) {}
-void myr_ucx_send_post(myr_net_send *s) { (void)s; }
-void myr_ucx_fetch_post(myr_net_fetch *f) { (void)f; }
-bool myr_ucx_on_comm_thread(void) { return false; }
-long myr_ucx_in_flight(void) { return 0; }
-size_t myr_ucx_eager_limit(void) { return 0; }
+
+void myr_ucx_stop(void)
+{
+    if (!started)
+        return;
+    /* 1. Our own sends (and fetches) are done. */
+    atomic_store(&stop_waiting, true);
+    pthread_mutex_lock(&stop_mutex);
+    while (atomic_load_explicit(&in_flight, memory_order_acquire) > 0) {
+        /* The comm thread signals at 0; the timeout covers a missed one. */
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_nsec += 100 * 1000000;
+        if (t.tv_nsec >= 1000000000) {
+            t.tv_sec++;
+            t.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&stop_cond, &stop_mutex, &t);
+    }
+    pthread_mutex_unlock(&stop_mutex);
+    atomic_store(&stop_waiting, false);
+    /* 2. No process closes while another still sends to it (the comm
+     * thread keeps serving the others meanwhile). */
+    if (myr_wireup_fence() != 0)
+        fprintf(stderr, "myriad: process %d: leaving without the others\n", E.self);
+    /* 3. The comm thread closes the endpoints, destroys UCX and leaves. */
+    atomic_store(&closing, 1);
+    wake();
+    pthread_join(comm_thread, NULL);
+    close(wake_fd);
+    wake_fd = -1;
+    const char *v = myr_env_get(MYR_ENV_VERBOSE);
+    if (v && strcmp(v, "0") != 0)
+        fprintf(stderr, "myriad: process %d: network: sent %ld eager + %ld rendezvous, "
+                "%ld arrived (%ld early, held for order), comm thread slept %ld times "
+                "(%ld woken by posts)\n", E.self, E.sent_eager, E.sent_rndv, E.arrived,
+                E.held_early, E.sleeps, E.poster_wakes);
+    free(E.peers);
+    E.peers = NULL;
+    sem_destroy(&init_done);
+    started = false;
+}
+
+bool myr_ucx_on_comm_thread(void)
+{
+    return on_comm;
+}
+
+long myr_ucx_in_flight(void)
+{
+    return atomic_load_explicit(&in_flight, memory_order_relaxed);
+}
+
+size_t myr_ucx_eager_limit(void)
+{
+    return eager_limit;
+}
+
 const char *myr_ucx_describe(char *buf, size_t size)
 {
     unsigned major, minor, release;
     ucp_get_version(&major, &minor, &release);
-    snprintf(buf, size, "UCX %u.%u.%u", major, minor, release);
+    if (atomic_load_explicit(&transports_known, memory_order_acquire))
+        snprintf(buf, size, "UCX %u.%u.%u (transports %s)", major, minor, release,
+                 transports);
+    else if (started)
+        snprintf(buf, size, "UCX %u.%u.%u (transports available: %s)", major, minor,
+                 release, available);
+    else
+        snprintf(buf, size, "UCX %u.%u.%u", major, minor, release);
     return buf;
 }

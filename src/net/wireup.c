@@ -18,6 +18,7 @@ static pmix_proc_t self;          /* namespace and rank among the processes */
 static pmix_proc_t everyone;      /* the namespace, PMIX_RANK_WILDCARD */
 static long *proc_first;
 static bool connected;
+static const myr_net_place *filled;
 
 static int fail(const char *what, pmix_status_t rc)
 {
@@ -97,6 +98,7 @@ int myr_wireup_place_init(long local, myr_net_place *place)
         .node_index = node_index >= 0 ? (int)node_index : 0,
         .launcher = getenv("MYR_MPIEXEC_PMIX") ? "mpiexec" : "PMIx",
     };
+    filled = place;
     return 0;
 }
 
@@ -168,6 +170,11 @@ void myr_wireup_place_fini(void)
     if (connected)
         PMIx_Finalize(NULL, 0);
     connected = false;
+}
+
+const myr_net_place *myr_wireup_place(void)
+{
+    return filled;
 }
 
 const char *myr_wireup_version(void)

@@ -14,5 +14,8 @@ int myr_wireup_fence(void);
 void myr_wireup_abort(int status, const char *why);
 void myr_wireup_place_fini(void);
 const char *myr_wireup_version(void);
+/* The place myr_wireup_place_init filled (NULL before): the engine (ucx.c)
+ * learns the job's processes from it. */
+const myr_net_place *myr_wireup_place(void);
 
 #endif
