@@ -55,7 +55,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,7 +64,6 @@
 #include <sys/eventfd.h>
 #include <time.h>
 #include <ucp/api/ucp.h>
-#include <ucs/debug/log_def.h>
 #include <unistd.h>
 
 #include "base/env.h"
@@ -87,10 +85,19 @@ typedef struct wire {
 
 /* A send being transferred: UCX needs the AM header until completion. */
 typedef struct send_op {
-    struct send_op *next;         /* free list */
-    myr_net_send *s;
+    struct send_op *next, *prev;  /* free list; the peer's live sends */
+    myr_net_send *s;              /* NULL: failed by us, UCX may still end it */
     _Alignas(8) unsigned char header[sizeof(wire) + MYR_NET_HEADER_MAX];
 } send_op;
+
+/* A rendezvous message until its data is fetched: what the core holds as
+ * myr_net_arrival.rndv (UCX's descriptor does not say whose it is). */
+typedef struct rndv_msg {
+    struct rndv_msg *next, *prev; /* the source's live fetches */
+    void *desc;                   /* UCX's data descriptor */
+    int src;
+    myr_net_fetch *f;             /* once fetched; NULL: failed by us */
+} rndv_msg;
 
 /* An arrival that came before its turn. */
 typedef struct held {
@@ -100,7 +107,7 @@ typedef struct held {
     _Alignas(8) unsigned char hdr[MYR_NET_HEADER_MAX];
     size_t len;
     const void *data;             /* eager: UCX's (ucx_data) or a copy */
-    void *rndv;                   /* rendezvous descriptor */
+    rndv_msg *rndv;
     bool ucx_data;
 } held;
 
@@ -109,7 +116,11 @@ typedef struct peer {
     uint32_t send_seq;            /* next sequence number to send */
     uint32_t recv_seq;            /* next one the receiver gets */
     held *early;                  /* arrivals before recv_seq's, sorted */
-    bool failed;                  /* unreachable: sends fail at once */
+    /* Operations UCX has not completed yet, failed by us if the peer
+     * becomes unreachable (UCX does not, in error mode NONE). */
+    send_op *live_sends;
+    rndv_msg *live_fetches;
+    bool failed;                  /* unreachable: operations fail at once */
 } peer;
 
 /* The comm thread's own state (only it touches this after start). */
@@ -294,29 +305,19 @@ static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
     E.close_failed = true;
 }
 
-/* While trying an endpoint that reports peer failures: UCX logs an error
- * when no transport can (shared memory in UCX 1.13), which we answer by
- * falling back, so that line is not for the user. */
-static ucs_log_func_rc_t quiet_selection(const char *file, unsigned line,
-                                         const char *function, ucs_log_level_t level,
-                                         const ucs_log_component_config_t *conf,
-                                         const char *message, va_list ap)
-{
-    (void)line, (void)function, (void)conf, (void)message, (void)ap;
-    return level <= UCS_LOG_LEVEL_ERROR && strstr(file, "select.c") ?
-           UCS_LOG_FUNC_RC_STOP : UCS_LOG_FUNC_RC_CONTINUE;
-}
-
 /* The peer's endpoint, created on the first send to it. NULL: unreachable
  * (said once).
  *
- * Error handling mode PEER makes UCX detect a peer that died and fail its
- * operations (ep_failed); UCX 1.13 can do that over TCP but not over
- * shared memory, where the endpoint is made without it (the launcher
- * notices a dead process and ends the job; net.h's failure rules). */
+ * Error handling mode NONE, with our handler installed: UCX still calls
+ * it when a transport reports a broken connection (TCP: reset by a peer
+ * that died), and the mode lets UCX choose shared memory, which in UCX
+ * 1.13 cannot detect a dead peer: mode PEER would send messages between
+ * processes of a node over TCP, or find no transport at all. The mode
+ * must also be the same on both sides of a pair (UCX refuses an
+ * endpoint whose peer connected with the other mode). A process that
+ * dies silently is the launcher's to notice (it ends the job). */
 static ucp_ep_h peer_ep(int proc)
 {
-    static bool peer_mode_unavailable;
     peer *p = &E.peers[proc];
     if (p->ep || p->failed)
         return p->failed ? NULL : p->ep;
@@ -331,20 +332,10 @@ static ucp_ep_h peer_ep(int proc)
                       UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                       UCP_EP_PARAM_FIELD_ERR_HANDLER,
         .address = address,
-        .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+        .err_mode = UCP_ERR_HANDLING_MODE_NONE,
         .err_handler = {.cb = ep_failed, .arg = (void *)(intptr_t)proc},
     };
-    ucs_status_t st = UCS_ERR_UNREACHABLE;
-    if (!peer_mode_unavailable) {
-        ucs_log_push_handler(quiet_selection);
-        st = ucp_ep_create(E.worker, &params, &p->ep);
-        ucs_log_pop_handler();
-        peer_mode_unavailable = st == UCS_ERR_UNREACHABLE;
-    }
-    if (st == UCS_ERR_UNREACHABLE) {
-        params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
-        st = ucp_ep_create(E.worker, &params, &p->ep);
-    }
+    ucs_status_t st = ucp_ep_create(E.worker, &params, &p->ep);
     free(address);
     if (st != UCS_OK) {
         fprintf(stderr, "myriad: process %d: no UCX endpoint to process %d (%s)\n",
@@ -357,27 +348,44 @@ static ucp_ep_h peer_ep(int proc)
         E.first_ep_described = true;
         char lanes[256] = "";
         describe_from(print_ep, p->ep, "lane[", lanes, sizeof lanes);
-        snprintf(transports, sizeof transports, "to process %d: %s%s", proc, lanes,
-                 params.err_mode == UCP_ERR_HANDLING_MODE_PEER ? "" :
-                 " (no peer failure detection)");
+        snprintf(transports, sizeof transports, "to process %d: %s", proc, lanes);
         atomic_store_explicit(&transports_known, true, memory_order_release);
     }
     return p->ep;
 }
 
+/* After ep_failed: close the endpoint (UCX cancels what it can), then end
+ * what it left with an error; UCX may still call back for those, which
+ * then finds them orphaned. */
 static void close_failed_endpoints(void)
 {
     E.close_failed = false;
     for (int i = 0; i < E.nprocs; i++) {
         peer *p = &E.peers[i];
-        if (!p->failed || !p->ep)
+        if (!p->failed)
             continue;
-        ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                                     .flags = UCP_EP_CLOSE_FLAG_FORCE};
-        void *req = ucp_ep_close_nbx(p->ep, &param);
-        if (UCS_PTR_IS_PTR(req))
-            ucp_request_free(req);  /* UCX finishes it on its own */
-        p->ep = NULL;
+        if (p->ep) {
+            ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                         .flags = UCP_EP_CLOSE_FLAG_FORCE};
+            void *req = ucp_ep_close_nbx(p->ep, &param);
+            if (UCS_PTR_IS_PTR(req))
+                ucp_request_free(req);  /* UCX finishes it on its own */
+            p->ep = NULL;
+        }
+        while (p->live_sends) {
+            send_op *op = p->live_sends;
+            p->live_sends = op->next;
+            myr_net_send *s = op->s;
+            op->s = NULL;
+            send_finished(s, -1);
+        }
+        while (p->live_fetches) {
+            rndv_msg *r = p->live_fetches;
+            p->live_fetches = r->next;
+            myr_net_fetch *f = r->f;
+            r->f = NULL;
+            fetch_finished(f, -1);
+        }
     }
 }
 
@@ -404,7 +412,18 @@ static void send_completed(void *request, ucs_status_t status, void *user_data)
     send_op *op = user_data;
     myr_net_send *s = op->s;
     ucp_request_free(request);
+    if (s) {
+        peer *p = &E.peers[s->proc];
+        if (op->prev)
+            op->prev->next = op->next;
+        else
+            p->live_sends = op->next;
+        if (op->next)
+            op->next->prev = op->prev;
+    }
     op_put(op);
+    if (!s)
+        return;  /* already failed (close_failed_endpoints) */
     if (status != UCS_OK && !E.peers[s->proc].failed)
         fprintf(stderr, "myriad: process %d: a send of %zu bytes to process %d "
                 "failed (%s)\n", E.self, s->len, s->proc, ucs_status_string(status));
@@ -425,8 +444,16 @@ static void transmit(ucp_ep_h ep, send_op *op)
     };
     void *req = ucp_am_send_nbx(ep, AM_ID, op->header, sizeof(wire) + s->hdr_len,
                                 s->data, s->len, &param);
-    if (UCS_PTR_IS_PTR(req))
-        return;  /* send_completed ends it */
+    if (UCS_PTR_IS_PTR(req)) {
+        /* send_completed ends it */
+        peer *p = &E.peers[s->proc];
+        op->prev = NULL;
+        op->next = p->live_sends;
+        if (op->next)
+            op->next->prev = op;
+        p->live_sends = op;
+        return;
+    }
     op_put(op);
     ucs_status_t st = UCS_PTR_STATUS(req);
     if (st != UCS_OK) {
@@ -513,8 +540,21 @@ static void fetch_completed(void *request, ucs_status_t status, size_t length,
                             void *user_data)
 {
     (void)length;
-    myr_net_fetch *f = user_data;
+    rndv_msg *r = user_data;
+    myr_net_fetch *f = r->f;
     ucp_request_free(request);
+    if (f) {
+        peer *p = &E.peers[r->src];
+        if (r->prev)
+            r->prev->next = r->next;
+        else
+            p->live_fetches = r->next;
+        if (r->next)
+            r->next->prev = r->prev;
+    }
+    free(r);
+    if (!f)
+        return;  /* already failed (close_failed_endpoints) */
     if (status != UCS_OK)
         fprintf(stderr, "myriad: process %d: fetching a message of %zu bytes failed "
                 "(%s)\n", E.self, f->len, ucs_status_string(status));
@@ -523,16 +563,33 @@ static void fetch_completed(void *request, ucs_status_t status, size_t length,
 
 static void issue_fetch(myr_net_fetch *f)
 {
+    rndv_msg *r = f->rndv;
+    /* Our endpoint to the source carries the error handler that fails
+     * this fetch should the source die. */
+    if (!peer_ep(r->src)) {
+        free(r);
+        fetch_finished(f, -1);
+        return;
+    }
+    r->f = f;
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                         UCP_OP_ATTR_FIELD_MEMORY_TYPE,
         .cb.recv_am = fetch_completed,
-        .user_data = f,
+        .user_data = r,
         .memory_type = UCS_MEMORY_TYPE_HOST,
     };
-    void *req = ucp_am_recv_data_nbx(E.worker, f->rndv, f->buf, f->len, &param);
-    if (UCS_PTR_IS_PTR(req))
+    void *req = ucp_am_recv_data_nbx(E.worker, r->desc, f->buf, f->len, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        peer *p = &E.peers[r->src];
+        r->prev = NULL;
+        r->next = p->live_fetches;
+        if (r->next)
+            r->next->prev = r;
+        p->live_fetches = r;
         return;
+    }
+    free(r);
     ucs_status_t st = UCS_PTR_STATUS(req);
     if (st != UCS_OK)
         fprintf(stderr, "myriad: process %d: cannot fetch a message of %zu bytes (%s)\n",
@@ -590,7 +647,7 @@ static bool drain_commands(void)
 /* ---- arrivals --------------------------------------------------------- */
 
 static void deliver(int src, const void *hdr, unsigned hdr_len, size_t len,
-                    const void *data, void *rndv)
+                    const void *data, rndv_msg *rndv)
 {
     /* The core reads its header as a struct: give it aligned. */
     _Alignas(8) unsigned char aligned[MYR_NET_HEADER_MAX];
@@ -634,8 +691,17 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t header_leng
     const unsigned char *hdr = (const unsigned char *)header + sizeof w;
     unsigned hdr_len = (unsigned)(header_length - sizeof w);
     int32_t ahead = (int32_t)(w.seq - p->recv_seq);
+    rndv_msg *r = NULL;
+    if (rndv && ahead >= 0) {
+        if (!(r = malloc(sizeof *r))) {
+            fprintf(stderr, "myriad: process %d: out of memory for a message from "
+                    "process %" PRIu32 "\n", E.self, w.src);
+            abort();
+        }
+        *r = (rndv_msg){.desc = data, .src = (int)w.src};
+    }
     if (ahead == 0) {
-        deliver((int)w.src, hdr, hdr_len, length, data, rndv ? data : NULL);
+        deliver((int)w.src, hdr, hdr_len, length, data, r);
         p->recv_seq++;
         deliver_early((int)w.src, p);
         /* A rendezvous descriptor stays valid until the core fetches it. */
@@ -663,7 +729,7 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t header_leng
     *h = (held){.seq = w.seq, .hdr_len = hdr_len, .len = length, .ucx_data = keep_ucx};
     memcpy(h->hdr, hdr, hdr_len);
     if (rndv) {
-        h->rndv = data;
+        h->rndv = r;
     } else if (keep_ucx) {
         h->data = data;
     } else {
@@ -834,6 +900,7 @@ static void close_endpoints(void)
                 ucp_am_data_release(E.worker, (void *)h->data);
             else if (!h->rndv)
                 free((void *)h->data);
+            free(h->rndv);
             free(h);
         }
         E.peers[i].early = NULL;
