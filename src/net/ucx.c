@@ -167,6 +167,7 @@ static _Alignas(64) myr_net_fetch *_Atomic fetch_head;
 static _Alignas(64) atomic_bool asleep;
 static _Alignas(64) atomic_long in_flight;
 static _Alignas(64) atomic_int closing;      /* stop: close and leave */
+static atomic_bool leaving;      /* past our last operation: peers may close */
 
 /* Stop waits here for in_flight to reach 0. */
 static pthread_mutex_t stop_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -304,7 +305,7 @@ static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
     int proc = (int)(intptr_t)arg;
     peer *p = &E.peers[proc];
     /* At stop, peers close and leave: not a failure. */
-    if (!p->failed && !atomic_load(&closing)) {
+    if (!p->failed && !atomic_load(&leaving)) {
         long first = E.place ? E.place->proc_first[proc] : -1;
         long last = E.place ? E.place->proc_first[proc + 1] - 1 : -1;
         fprintf(stderr, "myriad: process %d: process %d (ranks %ld..%ld) became "
@@ -998,6 +999,7 @@ int myr_ucx_start(myr_net_receiver receiver)
         return -1;
     }
     atomic_store(&closing, 0);
+    atomic_store(&leaving, false);
     atomic_store(&in_flight, 0);
     atomic_store(&transports_known, false);
     sem_init(&init_done, 0, 0);
@@ -1041,7 +1043,9 @@ void myr_ucx_stop(void)
     pthread_mutex_unlock(&stop_mutex);
     atomic_store(&stop_waiting, false);
     /* 2. No process closes while another still sends to it (the comm
-     * thread keeps serving the others meanwhile). */
+     * thread keeps serving the others meanwhile). A peer that passes the
+     * fence first may close before we return from it. */
+    atomic_store(&leaving, true);
     if (myr_wireup_fence() != 0)
         fprintf(stderr, "myriad: process %d: leaving without the others\n", E.self);
     /* 3. The comm thread closes the endpoints, destroys UCX and leaves. */
