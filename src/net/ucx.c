@@ -30,10 +30,11 @@
  *
  * Comm thread states: RUNNING (drain commands, progress while it makes
  * progress), SPINNING (nothing happened for less than MYR_NET_SPIN_US:
- * keep polling, since the next event is likely close, but yield the core
- * at each turn: the workers share the cores with this thread, and a
- * worker woken by a completion would otherwise wait for the spin to end,
- * measured 50 us a hand-off on 2 cores), ASLEEP (in epoll_wait on the
+ * keep polling, since the next event is likely close, but after the
+ * first 5 us yield the core at each turn: the workers share the cores
+ * with this thread, and a worker woken by a completion would otherwise
+ * wait for the spin to end, 50 us a hand-off on 2 cores), ASLEEP (in
+ * epoll_wait on the
  * worker's event fd and our eventfd). Going to sleep:
  *   1. asleep = 1                       (seq_cst)
  *   2. look at both command stacks      (seq_cst): not empty -> run
@@ -83,6 +84,7 @@
 #define ADDRESS_KEY "myr.ucx"
 #define DEFAULT_EAGER_BYTES (16 * 1024)
 #define DEFAULT_SPIN_US 50
+#define YIELD_AFTER_NS 5000
 /* How long stop waits for endpoints to flush before leaving them to
  * ucp_worker_destroy (a peer that is already gone never answers). */
 #define CLOSE_DEADLINE_NS (5LL * 1000000000)
@@ -941,10 +943,13 @@ static void *comm_main(void *arg)
         }
         if (atomic_load(&closing))
             break;
-        if (now_ns() - last < spin_ns) {
-            /* Spinning is a bet, not a claim: a worker woken by our last
+        long long idle = now_ns() - last;
+        if (idle < spin_ns) {
+            /* Spinning is a bet, not a claim: past the first microseconds
+             * (an answer that comes at once), a worker woken by our last
              * completion (or computing) on this core runs first. */
-            sched_yield();
+            if (idle > YIELD_AFTER_NS)
+                sched_yield();
             continue;
         }
         sleep_until_event();
