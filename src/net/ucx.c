@@ -34,8 +34,7 @@
  * first 5 us yield the core at each turn: the workers share the cores
  * with this thread, and a worker woken by a completion would otherwise
  * wait for the spin to end, 50 us a hand-off on 2 cores), ASLEEP (in
- * epoll_wait on the
- * worker's event fd and our eventfd). Going to sleep:
+ * epoll_wait on the worker's event fd and our eventfd). Going to sleep:
  *   1. asleep = 1                       (seq_cst)
  *   2. look at both command stacks      (seq_cst): not empty -> run
  *   3. ucp_worker_arm: UCS_ERR_BUSY (events came after the last
