@@ -118,6 +118,10 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "Seconds `mpiexec` waits for every process of a job of several OS "
         "processes to connect to its PMIx server before it ends the job and "
         "names the ones missing."},
+    [MYR_ENV_MPIEXEC_PMIX] = {
+        "MYR_MPIEXEC_PMIX", "unset",
+        "Set by `mpiexec -nfg` in the processes it starts (their PMIx server "
+        "is mpiexec's, not another launcher's); not for users to set."},
 };
 
 const char *myr_env_get(myr_env_id id)

@@ -8,20 +8,30 @@
 
 #include "net/net.h"
 
-#define MYR_NET_ENGINE_ABI 1
-#define MYR_NET_ENGINE_SYMBOL "myr_net_engine_v1"
+#define MYR_NET_ENGINE_ABI 2
+#define MYR_NET_ENGINE_SYMBOL "myr_net_engine_v2"
+
+/* What the engine is told, read by net.c from the environment (base/env.h
+ * is libmyriad's: the engine links none of it, so that no object is in
+ * both libraries). */
+typedef struct myr_net_settings {
+    size_t eager_bytes;        /* MYR_NET_EAGER_BYTES */
+    long spin_us;              /* MYR_NET_SPIN_US */
+    bool verbose;              /* MYR_VERBOSE: statistics at stop */
+    bool by_mpiexec;           /* MYR_MPIEXEC_PMIX: the server is mpiexec's */
+} myr_net_settings;
 
 typedef struct myr_net_engine {
     int abi;                       /* MYR_NET_ENGINE_ABI */
     /* wireup.c (PMIx): fills *place; proc_first stays the engine's. */
-    int (*place_init)(long local, myr_net_place *place);
+    int (*place_init)(long local, const myr_net_settings *settings, myr_net_place *place);
     int (*publish)(const char *key, const void *data, size_t len);
     void *(*lookup)(int proc, const char *key, size_t *len);
     int (*fence)(void);
     void (*abort)(int status, const char *why);
     void (*place_fini)(void);
     /* ucx.c: transport and comm thread. */
-    int (*start)(myr_net_receiver receiver);
+    int (*start)(myr_net_receiver receiver, const myr_net_settings *settings);
     void (*stop)(void);
     void (*send_post)(myr_net_send *s);
     void (*fetch_post)(myr_net_fetch *f);

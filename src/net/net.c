@@ -86,6 +86,33 @@ static int load_engine(void)
     return 0;
 }
 
+static myr_net_settings settings;
+
+/* MYR_NET_* and the rest the engine is told (engine.h): read here, where
+ * the environment table is. */
+static int read_settings(void)
+{
+    settings.eager_bytes = 16 * 1024;
+    const char *v = myr_env_get(MYR_ENV_NET_EAGER_BYTES);
+    if (v && (myr_env_parse_size(v, &settings.eager_bytes) != 0 ||
+              settings.eager_bytes > ((size_t)1 << 30))) {
+        fprintf(stderr, "myriad: MYR_NET_EAGER_BYTES=%s is not a size in bytes "
+                "(expected 0..1G, e.g. 16k)\n", v);
+        return -1;
+    }
+    settings.spin_us = 50;
+    v = myr_env_get(MYR_ENV_NET_SPIN_US);
+    if (v && (myr_env_parse_long(v, &settings.spin_us) != 0 || settings.spin_us > 1000000)) {
+        fprintf(stderr, "myriad: MYR_NET_SPIN_US=%s is not a number of "
+                "microseconds (0..1000000)\n", v);
+        return -1;
+    }
+    v = myr_env_get(MYR_ENV_VERBOSE);
+    settings.verbose = v && strcmp(v, "0") != 0;
+    settings.by_mpiexec = myr_env_get(MYR_ENV_MPIEXEC_PMIX) != NULL;
+    return 0;
+}
+
 int myr_net_place_init(long local)
 {
     /* Every PMIx server gives its clients PMIX_NAMESPACE and PMIX_RANK. */
@@ -97,9 +124,9 @@ int myr_net_place_init(long local)
             .launcher = myr_env_get(MYR_ENV_NRANKS) ? "mpiexec" : "singleton"};
         return 0;
     }
-    if (load_engine() != 0)
+    if (read_settings() != 0 || load_engine() != 0)
         return -1;
-    return engine->place_init(local, &myr_net_the_place);
+    return engine->place_init(local, &settings, &myr_net_the_place);
 }
 
 int myr_net_proc_of(long rank)
@@ -147,7 +174,7 @@ void myr_net_place_fini(void)
 
 int myr_net_start(myr_net_receiver receiver)
 {
-    return engine ? engine->start(receiver) : 0;
+    return engine ? engine->start(receiver, &settings) : 0;
 }
 
 void myr_net_stop(void)

@@ -8,7 +8,9 @@
 
 #include "net/net.h"
 
-int myr_ucx_start(myr_net_receiver receiver);
+#include "net/engine.h"
+
+int myr_ucx_start(myr_net_receiver receiver, const myr_net_settings *settings);
 void myr_ucx_stop(void);
 void myr_ucx_send_post(myr_net_send *s);
 void myr_ucx_fetch_post(myr_net_fetch *f);

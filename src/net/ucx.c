@@ -76,13 +76,10 @@
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
-#include "base/env.h"
 #include "net/wireup.h"
 
 #define AM_ID 17
 #define ADDRESS_KEY "myr.ucx"
-#define DEFAULT_EAGER_BYTES (16 * 1024)
-#define DEFAULT_SPIN_US 50
 #define YIELD_AFTER_NS 5000
 /* How long stop waits for endpoints to flush before leaving them to
  * ucp_worker_destroy (a peer that is already gone never answers). */
@@ -154,8 +151,9 @@ static struct {
 } E;
 
 /* Set at start, read by any thread. */
-static size_t eager_limit;
+static size_t eager_limit;       /* myr_net_settings (net.c reads them) */
 static long long spin_ns;
+static bool verbose;
 static int wake_fd = -1;
 static pthread_t comm_thread;
 static bool started;
@@ -966,34 +964,16 @@ static void *comm_main(void *arg)
 
 /* ---- entry points ------------------------------------------------------ */
 
-static int read_config(void)
-{
-    const char *v = myr_env_get(MYR_ENV_NET_EAGER_BYTES);
-    size_t size = DEFAULT_EAGER_BYTES;
-    if (v && (myr_env_parse_size(v, &size) != 0 || size > ((size_t)1 << 30))) {
-        fprintf(stderr, "myriad: MYR_NET_EAGER_BYTES=%s is not a size in bytes "
-                "(expected 0..1G, e.g. 16k)\n", v);
-        return -1;
-    }
-    eager_limit = size;
-    long us = DEFAULT_SPIN_US;
-    v = myr_env_get(MYR_ENV_NET_SPIN_US);
-    if (v && (myr_env_parse_long(v, &us) != 0 || us > 1000000)) {
-        fprintf(stderr, "myriad: MYR_NET_SPIN_US=%s is not a number of "
-                "microseconds (0..1000000)\n", v);
-        return -1;
-    }
-    spin_ns = us * 1000LL;
-    return 0;
-}
-
-int myr_ucx_start(myr_net_receiver receiver)
+int myr_ucx_start(myr_net_receiver receiver, const myr_net_settings *settings)
 {
     if (started)
         return 0;
     const myr_net_place *place = myr_wireup_place();
-    if (!place || place->nprocs < 1 || read_config() != 0)
+    if (!place || place->nprocs < 1)
         return -1;
+    eager_limit = settings->eager_bytes;
+    spin_ns = settings->spin_us * 1000LL;
+    verbose = settings->verbose;
     E = (typeof(E)){.nprocs = place->nprocs, .self = place->proc, .place = place,
                     .receiver = receiver, .epfd = -1, .wfd = -1};
     E.peers = calloc((size_t)E.nprocs, sizeof *E.peers);
@@ -1058,8 +1038,7 @@ void myr_ucx_stop(void)
     pthread_join(comm_thread, NULL);
     close(wake_fd);
     wake_fd = -1;
-    const char *v = myr_env_get(MYR_ENV_VERBOSE);
-    if (v && strcmp(v, "0") != 0)
+    if (verbose)
         fprintf(stderr, "myriad: process %d: network: sent %ld eager + %ld rendezvous, "
                 "%ld arrived (%ld early, held for order), comm thread slept %ld times "
                 "(%ld woken by posts)\n", E.self, E.sent_eager, E.sent_rndv, E.arrived,

@@ -45,7 +45,8 @@ static long job_number(const pmix_proc_t *who, const char *key)
     return n;
 }
 
-int myr_wireup_place_init(long local, myr_net_place *place)
+int myr_wireup_place_init(long local, const myr_net_settings *settings,
+                          myr_net_place *place)
 {
     pmix_status_t rc = PMIx_Init(&self, NULL, 0);
     if (rc != PMIX_SUCCESS)
@@ -96,7 +97,7 @@ int myr_wireup_place_init(long local, myr_net_place *place)
         .proc_first = proc_first,
         .node_procs = node_procs > 0 ? (int)node_procs : 1,
         .node_index = node_index >= 0 ? (int)node_index : 0,
-        .launcher = getenv("MYR_MPIEXEC_PMIX") ? "mpiexec" : "PMIx",
+        .launcher = settings->by_mpiexec ? "mpiexec" : "PMIx",
     };
     filled = place;
     return 0;

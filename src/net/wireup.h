@@ -7,7 +7,10 @@
 
 #include "net/net.h"
 
-int myr_wireup_place_init(long local, myr_net_place *place);
+#include "net/engine.h"
+
+int myr_wireup_place_init(long local, const myr_net_settings *settings,
+                          myr_net_place *place);
 int myr_wireup_publish(const char *key, const void *data, size_t len);
 void *myr_wireup_lookup(int proc, const char *key, size_t *len);
 int myr_wireup_fence(void);
