@@ -345,7 +345,6 @@ static int reap(double start, long timeout)
 /* A copy of the environment that PMIx may grow (it reallocs the array). */
 static char **environment_copy(void)
 {
-    extern char **environ;
     size_t n = 0;
     while (environ[n])
         n++;
@@ -501,6 +500,23 @@ int main(int argc, char **argv)
         return STATUS_NOT_FOUND;
     }
 
+    /* A job of its own, even when mpiexec runs under another PMIx
+     * launcher: that one's PMIX_* variables (its namespace, rank, server
+     * address) must neither reach the library's server nor be left in the
+     * processes' environment. PMIx's own settings (PMIX_MCA_*) stay. */
+    for (size_t i = 0; environ[i];) {
+        char name[256];
+        size_t len = strcspn(environ[i], "=");
+        if (strncmp(environ[i], "PMIX_", 5) == 0 && strncmp(environ[i], "PMIX_MCA_", 9) != 0 &&
+            len < sizeof name) {
+            memcpy(name, environ[i], len);
+            name[len] = '\0';
+            unsetenv(name);  /* moves the rest down: look at i again */
+        } else {
+            i++;
+        }
+    }
+
     job.nranks = nranks;
     job.nprocs = (int)nprocs;
     job.procs = calloc((size_t)nprocs, sizeof *job.procs);
@@ -529,6 +545,9 @@ int main(int argc, char **argv)
         sigaddset(&set, forwarded[i]);
     }
     signal(SIGCHLD, SIG_DFL);
+    /* Blocked, not ignored (the processes would inherit SIG_IGN): a write
+     * to a closed stderr fails with EPIPE instead of killing mpiexec. */
+    sigaddset(&set, SIGPIPE);
     sigprocmask(SIG_BLOCK, &set, &old);
     int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -621,8 +640,8 @@ int main(int argc, char **argv)
         struct signalfd_siginfo info;
         while (read(sfd, &info, sizeof info) == sizeof info) {
             int sig = (int)info.ssi_signo;
-            if (sig == SIGCHLD) {
-                continue;  /* reaped below, every time round */
+            if (sig == SIGCHLD || sig == SIGPIPE) {
+                continue;  /* children are reaped below, every time round */
             } else if (!ending) {
                 say("mpiexec: got signal %d (%s); ending the job", sig, strsignal(sig));
                 end_job(128 + sig, sig);
