@@ -459,6 +459,149 @@ _Noreturn static void exec_child(int p, const char *path, char **argv, char **en
     _exit(err == ENOENT || err == ENOTDIR ? STATUS_NOT_FOUND : STATUS_CANNOT_RUN);
 }
 
+/* Fork every process (main thread; the server is up). The count started. */
+static int start_processes(const char *path, char **program, const sigset_t *old)
+{
+    /* Workers and CPUs per process. */
+    cpu_set_t all;
+    bool bind = true;
+    const char *b = myr_env_get(MYR_ENV_BIND);
+    if (b && strcmp(b, "none") == 0)
+        bind = false;
+    if (sched_getaffinity(0, sizeof all, &all) != 0) {
+        CPU_ZERO(&all);
+        bind = false;
+    }
+    long ncpus = CPU_COUNT(&all);
+    bool workers_given = myr_env_get(MYR_ENV_WORKERS) != NULL;
+
+    pid_t self = getpid();
+    for (int p = 0; p < job.nprocs; p++) {
+        char **env = environment_copy();
+        char count[24], workers[24];
+        snprintf(count, sizeof count, "%ld", job.procs[p].count);
+        cpu_set_t mine;
+        cpu_share(&all, p, &mine);
+        long share = CPU_COUNT(&mine);
+        if (share < 1)
+            share = ncpus / job.nprocs;
+        snprintf(workers, sizeof workers, "%ld", share > 0 ? share : 1);
+        if (!env || !environment_set(&env, "MYR_NRANKS", count) ||
+            !environment_set(&env, "MYR_MPIEXEC_PMIX", "1") ||
+            (!workers_given && !environment_set(&env, "MYR_WORKERS", workers)) ||
+            myr_pmix_server_child_env(p, &env) != 0) {
+            fputs("mpiexec: cannot prepare the environment of the job's processes\n", stderr);
+            environment_free(env);
+            end_job(1, SIGKILL);
+            break;
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("mpiexec: fork");
+            environment_free(env);
+            end_job(1, SIGKILL);
+            break;
+        }
+        if (pid == 0)
+            exec_child(p, path, program, env, old, bind && CPU_COUNT(&mine) ? &mine : NULL,
+                       self);
+        pthread_mutex_lock(&lock);
+        job.procs[p].pid = pid;
+        pthread_mutex_unlock(&lock);
+        environment_free(env);
+    }
+
+    int started = 0;
+    for (int p = 0; p < job.nprocs; p++)
+        started += job.procs[p].pid > 0;
+    return started;
+}
+
+/* Wait for every process to end, ending the job when one fails (the
+ * top of this file says when), when mpiexec gets a termination signal or
+ * when a time limit passes. */
+static void watch(int sfd, int running, double start, long timeout, long wireup_limit)
+{
+    double wireup_at = wireup_limit > 0 ? start + (double)wireup_limit : 0;
+    double timeout_at = timeout > 0 ? start + (double)(timeout + REPORT_GRACE_SECONDS) : 0;
+    while (running > 0) {
+        double now = now_seconds(), next = 0;
+        if (ending)
+            next = kill_at;
+        else {
+            if (wireup_at > 0)
+                next = wireup_at;
+            if (timeout_at > 0 && (next == 0 || timeout_at < next))
+                next = timeout_at;
+        }
+        int wait_ms = -1;
+        if (next > 0)
+            wait_ms = next > now ? (int)((next - now) * 1000) + 1 : 0;
+        struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN},
+                                {.fd = wake_fd, .events = POLLIN}};
+        if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) {
+            perror("mpiexec: poll");
+            end_job(1, SIGKILL);
+        }
+        /* mpiexec's own signals first: a Ctrl-C also reaches the
+         * processes (one process group), and their ends are not failures. */
+        struct signalfd_siginfo info;
+        while (read(sfd, &info, sizeof info) == sizeof info) {
+            int sig = (int)info.ssi_signo;
+            if (sig == SIGCHLD || sig == SIGPIPE) {
+                continue;  /* children are reaped below, every time round */
+            } else if (!ending) {
+                say("mpiexec: got signal %d (%s); ending the job", sig, strsignal(sig));
+                /* SIGHUP goes on as SIGTERM: UCX takes SIGHUP in every
+                 * process for its debug output (UCX_DEBUG_SIGNO), and the
+                 * process would go on. */
+                end_job(128 + sig, sig == SIGHUP ? SIGTERM : sig);
+            } else {
+                signal_running(SIGKILL);  /* a second one: at once */
+            }
+        }
+        uint64_t events;
+        if (read(wake_fd, &events, sizeof events) == sizeof events)
+            abort_requested();
+        running -= reap(start, timeout);
+        if (running == 0)
+            break;
+        now = now_seconds();
+        if (ending && now >= kill_at) {
+            spared = -1;
+            signal_running(SIGKILL);
+            kill_at = now + KILL_GRACE_SECONDS;  /* again, should one linger */
+        } else if (!ending && wireup_at > 0 && now >= wireup_at) {
+            wireup_at = 0;
+            if (report_unconnected(wireup_limit))
+                end_job(1, SIGTERM);
+        } else if (!ending && timeout_at > 0 && now >= timeout_at) {
+            say("mpiexec: job timed out after %ld s", timeout);
+            end_job(STATUS_TIMEOUT, SIGTERM);
+        }
+    }
+}
+
+/* A job of its own, even when mpiexec runs under another PMIx launcher:
+ * that one's PMIX_* variables (its namespace, rank, server address) must
+ * neither reach the library's server nor be left in the processes'
+ * environment. PMIx's own settings (PMIX_MCA_*) stay. */
+static void drop_enclosing_pmix(void)
+{
+    for (size_t i = 0; environ[i];) {
+        char name[256];
+        size_t len = strcspn(environ[i], "=");
+        if (strncmp(environ[i], "PMIX_", 5) == 0 && strncmp(environ[i], "PMIX_MCA_", 9) != 0 &&
+            len < sizeof name) {
+            memcpy(name, environ[i], len);
+            name[len] = '\0';
+            unsetenv(name);  /* moves the rest down: look at i again */
+        } else {
+            i++;
+        }
+    }
+}
+
 _Noreturn static void usage(void)
 {
     fputs("myriad-launch is started by mpiexec (mpiexec -n N -nfg P program ...)\n", stderr);
@@ -500,22 +643,7 @@ int main(int argc, char **argv)
         return STATUS_NOT_FOUND;
     }
 
-    /* A job of its own, even when mpiexec runs under another PMIx
-     * launcher: that one's PMIX_* variables (its namespace, rank, server
-     * address) must neither reach the library's server nor be left in the
-     * processes' environment. PMIx's own settings (PMIX_MCA_*) stay. */
-    for (size_t i = 0; environ[i];) {
-        char name[256];
-        size_t len = strcspn(environ[i], "=");
-        if (strncmp(environ[i], "PMIX_", 5) == 0 && strncmp(environ[i], "PMIX_MCA_", 9) != 0 &&
-            len < sizeof name) {
-            memcpy(name, environ[i], len);
-            name[len] = '\0';
-            unsetenv(name);  /* moves the rest down: look at i again */
-        } else {
-            i++;
-        }
-    }
+    drop_enclosing_pmix();
 
     job.nranks = nranks;
     job.nprocs = (int)nprocs;
@@ -562,117 +690,12 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    /* Workers and CPUs per process. */
-    cpu_set_t all;
-    bool bind = true;
-    const char *b = myr_env_get(MYR_ENV_BIND);
-    if (b && strcmp(b, "none") == 0)
-        bind = false;
-    if (sched_getaffinity(0, sizeof all, &all) != 0) {
-        CPU_ZERO(&all);
-        bind = false;
-    }
-    long ncpus = CPU_COUNT(&all);
-    bool workers_given = myr_env_get(MYR_ENV_WORKERS) != NULL;
-
-    pid_t self = getpid();
-    for (int p = 0; p < job.nprocs; p++) {
-        char **env = environment_copy();
-        char count[24], workers[24];
-        snprintf(count, sizeof count, "%ld", job.procs[p].count);
-        cpu_set_t mine;
-        cpu_share(&all, p, &mine);
-        long share = CPU_COUNT(&mine);
-        if (share < 1)
-            share = ncpus / job.nprocs;
-        snprintf(workers, sizeof workers, "%ld", share > 0 ? share : 1);
-        if (!env || !environment_set(&env, "MYR_NRANKS", count) ||
-            !environment_set(&env, "MYR_MPIEXEC_PMIX", "1") ||
-            (!workers_given && !environment_set(&env, "MYR_WORKERS", workers)) ||
-            myr_pmix_server_child_env(p, &env) != 0) {
-            fputs("mpiexec: cannot prepare the environment of the job's processes\n", stderr);
-            environment_free(env);
-            end_job(1, SIGKILL);
-            break;
-        }
-        pid_t pid = fork();
-        if (pid < 0) {
-            perror("mpiexec: fork");
-            environment_free(env);
-            end_job(1, SIGKILL);
-            break;
-        }
-        if (pid == 0)
-            exec_child(p, path, program, env, &old, bind && CPU_COUNT(&mine) ? &mine : NULL,
-                       self);
-        pthread_mutex_lock(&lock);
-        job.procs[p].pid = pid;
-        pthread_mutex_unlock(&lock);
-        environment_free(env);
-    }
-
-    double wireup_at = wireup_limit > 0 ? start + (double)wireup_limit : 0;
-    double timeout_at = timeout > 0 ? start + (double)(timeout + REPORT_GRACE_SECONDS) : 0;
-    int running = 0;
-    for (int p = 0; p < job.nprocs; p++)
-        running += job.procs[p].pid > 0;
-    while (running > 0) {
-        double now = now_seconds(), next = 0;
-        if (ending)
-            next = kill_at;
-        else {
-            if (wireup_at > 0)
-                next = wireup_at;
-            if (timeout_at > 0 && (next == 0 || timeout_at < next))
-                next = timeout_at;
-        }
-        int wait_ms = -1;
-        if (next > 0)
-            wait_ms = next > now ? (int)((next - now) * 1000) + 1 : 0;
-        struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN},
-                                {.fd = wake_fd, .events = POLLIN}};
-        if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) {
-            perror("mpiexec: poll");
-            end_job(1, SIGKILL);
-        }
-        /* mpiexec's own signals first: a Ctrl-C also reaches the
-         * processes (one process group), and their ends are not failures. */
-        struct signalfd_siginfo info;
-        while (read(sfd, &info, sizeof info) == sizeof info) {
-            int sig = (int)info.ssi_signo;
-            if (sig == SIGCHLD || sig == SIGPIPE) {
-                continue;  /* children are reaped below, every time round */
-            } else if (!ending) {
-                say("mpiexec: got signal %d (%s); ending the job", sig, strsignal(sig));
-                end_job(128 + sig, sig);
-            } else {
-                signal_running(SIGKILL);  /* a second one: at once */
-            }
-        }
-        uint64_t events;
-        if (read(wake_fd, &events, sizeof events) == sizeof events)
-            abort_requested();
-        running -= reap(start, timeout);
-        if (running == 0)
-            break;
-        now = now_seconds();
-        if (ending && now >= kill_at) {
-            spared = -1;
-            signal_running(SIGKILL);
-            kill_at = now + KILL_GRACE_SECONDS;  /* again, should one linger */
-        } else if (!ending && wireup_at > 0 && now >= wireup_at) {
-            wireup_at = 0;
-            if (report_unconnected(wireup_limit))
-                end_job(1, SIGTERM);
-        } else if (!ending && timeout_at > 0 && now >= timeout_at) {
-            say("mpiexec: job timed out after %ld s", timeout);
-            end_job(STATUS_TIMEOUT, SIGTERM);
-        }
-    }
+    watch(sfd, start_processes(path, program, &old), start, timeout, wireup_limit);
     myr_pmix_server_stop();
     free(path);
     if (ending)
         return end_status;
+    /* Every process ended by itself: the first failure, by process. */
     for (int p = 0; p < job.nprocs; p++)
         if (shell_status(st[p].status) != 0)
             return shell_status(st[p].status);
