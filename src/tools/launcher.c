@@ -687,17 +687,14 @@ int main(int argc, char **argv)
     double start = now_seconds();
     if (myr_pmix_server_start(&job) != 0) {
         myr_pmix_server_stop();
-        return 1;
+        _exit(1);
     }
 
     watch(sfd, start_processes(path, program, &old), start, timeout, wireup_limit);
     myr_pmix_server_stop();
-    free(path);
-    if (ending)
-        return end_status;
     /* Every process ended by itself: the first failure, by process. */
-    for (int p = 0; p < job.nprocs; p++)
-        if (shell_status(st[p].status) != 0)
-            return shell_status(st[p].status);
-    return 0;
+    int status = ending ? end_status : 0;
+    for (int p = 0; p < job.nprocs && !ending && status == 0; p++)
+        status = shell_status(st[p].status);
+    _exit(status);  /* PMIx's thread still runs: no destructors beside it */
 }

@@ -39,7 +39,7 @@ int myr_pmix_server_start(const myr_launcher_job *job);
 /* Add to *env (a malloc'd, NULL-terminated array of malloc'd strings)
  * what process `proc`'s PMIx client needs to connect. 0 or -1. */
 int myr_pmix_server_child_env(int proc, char ***env);
-/* Stop the server and remove its directory. */
+/* Remove the server's directory; the caller then leaves with _exit. */
 void myr_pmix_server_stop(void);
 /* The library's version, for messages. */
 const char *myr_pmix_server_version(void);

@@ -16,13 +16,11 @@ token="launcher-test-$$-$(date +%s%N)"
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; cat "$dir/out"; exit 1; }
+# Processes whose command line holds the token: one grep over /proc (a
+# process per entry is slow on a loaded machine); "[l]" keeps grep from
+# finding itself.
 leftovers() {
-    for f in /proc/[0-9]*/cmdline; do
-        if tr '\0' ' ' < "$f" 2>/dev/null | grep -q -- "$token"; then
-            pid=${f#/proc/}
-            echo "${pid%/cmdline}"
-        fi
-    done
+    grep -lsa -- "[l]${token#l}" /proc/[0-9]*/cmdline | sed 's|^/proc/\([0-9]*\)/cmdline$|\1|'
 }
 "$@" "$token" > "$dir/out" 2>&1 &
 mpiexec_pid=$!
