@@ -459,6 +459,23 @@ _Noreturn static void exec_child(int p, const char *path, char **argv, char **en
     _exit(err == ENOENT || err == ENOTDIR ? STATUS_NOT_FOUND : STATUS_CANNOT_RUN);
 }
 
+/* "0-3,6" */
+static void cpu_list(const cpu_set_t *set, char *buf, size_t size)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int c = 0; c < CPU_SETSIZE && at < size; c++) {
+        if (!CPU_ISSET(c, set) || (c > 0 && CPU_ISSET(c - 1, set)))
+            continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
+            last++;
+        int n = last > c ? snprintf(buf + at, size - at, "%s%d-%d", at ? "," : "", c, last)
+                         : snprintf(buf + at, size - at, "%s%d", at ? "," : "", c);
+        at += n > 0 ? (size_t)n : 0;
+    }
+}
+
 /* Fork every process (main thread; the server is up). The count started. */
 static int start_processes(const char *path, char **program, const sigset_t *old)
 {
@@ -474,6 +491,16 @@ static int start_processes(const char *path, char **program, const sigset_t *old
     }
     long ncpus = CPU_COUNT(&all);
     bool workers_given = myr_env_get(MYR_ENV_WORKERS) != NULL;
+    const char *v = myr_env_get(MYR_ENV_VERBOSE);
+    bool verbose = v && strcmp(v, "0") != 0;
+    if (verbose) {
+        const char *version = myr_pmix_server_version();  /* "OpenPMIx 4.2.2 (...)" */
+        int len = (int)strcspn(version, "(");
+        while (len > 0 && version[len - 1] == ' ')
+            len--;
+        say("mpiexec: %ld ranks in %d OS processes of %ld, PMIx server of %.*s", job.nranks,
+            job.nprocs, job.procs[0].count, len, version);
+    }
 
     pid_t self = getpid();
     for (int p = 0; p < job.nprocs; p++) {
@@ -509,6 +536,14 @@ static int start_processes(const char *path, char **program, const sigset_t *old
         job.procs[p].pid = pid;
         pthread_mutex_unlock(&lock);
         environment_free(env);
+        if (verbose) {
+            char who[96], cpus[256] = "any CPU";
+            if (bind && CPU_COUNT(&mine))
+                cpu_list(&mine, cpus, sizeof cpus);
+            say("mpiexec: %s: process id %ld, CPUs %s, %s worker%s", name_of(p, who, sizeof who),
+                (long)pid, cpus, workers_given ? myr_env_get(MYR_ENV_WORKERS) : workers,
+                !workers_given && share == 1 ? "" : "s");
+        }
     }
 
     int started = 0;

@@ -62,6 +62,11 @@ add_test(NAME tools.launch.default_workers_are_the_process_share_of_the_cpus
       [ \"\${w%,}\" = \"\${c%,}\" ] || { echo \"process $p: workers $w for cpus $c\"; exit 1; }; \
     done" sh ${mpiexec} -n 4 -nfg 2 ${fail_prog} show)
 
+launch_test(verbose_says_how_the_processes_are_set_up ${expect_output} 0
+  "^mpiexec: 10 ranks in 3 OS processes of 4, PMIx server of "
+  "^mpiexec: process 2 \\(ranks 8-9\\): process id [0-9]+, CPUs [0-9,-]+, [0-9]+ workers?$"
+  -- ${mpiexec} -v -n 10 -nfg 4 ${place})
+
 # ---- the job's status ----------------------------------------------------
 launch_test(all_processes_exiting_0_is_status_0 ${expect_output} 0
   "^process 2 ready$" "!mpiexec:"
