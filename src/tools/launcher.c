@@ -571,7 +571,8 @@ static void watch(int sfd, int running, double start, long timeout, long wireup_
         }
         int wait_ms = -1;
         if (next > 0)
-            wait_ms = next > now ? (int)((next - now) * 1000) + 1 : 0;
+            wait_ms = next <= now ? 0 : next - now > 3600 ? 3600000  /* int ms */
+                                                      : (int)((next - now) * 1000) + 1;
         struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN},
                                 {.fd = wake_fd, .events = POLLIN}};
         if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) {
