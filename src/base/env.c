@@ -115,9 +115,9 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "of several OS processes."},
     [MYR_ENV_WIREUP_TIMEOUT] = {
         "MYR_WIREUP_TIMEOUT", "60",
-        "Seconds `mpiexec` waits for every process of a job of several OS "
-        "processes to connect to its PMIx server before it ends the job and "
-        "names the ones missing."},
+        "Seconds `mpiexec -nfg` waits for every process of a job of several "
+        "OS processes to connect to its PMIx server (in MPI_Init) before it "
+        "ends the job and names the ones missing; 0: no limit."},
     [MYR_ENV_MPIEXEC_PMIX] = {
         "MYR_MPIEXEC_PMIX", "unset",
         "Set by `mpiexec -nfg` in the processes it starts (their PMIx server "

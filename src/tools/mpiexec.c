@@ -3,16 +3,22 @@
  *
  *   mpiexec [options] prog [args...] [: [options] prog2 [args...]]...
  *
- * Every rank of a job runs as a ULT of one OS process (more than one OS
- * process needs the network engine, which is not there yet), so mpiexec has
- * little to do: it puts the job's shape in the environment (MYR_NRANKS,
- * MYR_WORKERS, MYR_TAG_OUTPUT, MYR_PRIVATIZE, MYR_VERBOSE), where the program's runtime main
- * (src/launch/rank_start.c) reads it, and execs the program. Only with a time limit
+ * By default every rank of a job runs as a ULT of one OS process, so
+ * mpiexec has little to do: it puts the job's shape in the environment
+ * (MYR_NRANKS, MYR_WORKERS, MYR_TAG_OUTPUT, MYR_PRIVATIZE, MYR_VERBOSE),
+ * where the program's runtime main (src/launch/rank_start.c) reads it, and
+ * execs the program. Only with a time limit
  * (-timeout, or MPIEXEC_TIMEOUT) does mpiexec stay: it runs the program as
  * its child, passes termination signals on to it (no orphan when mpiexec is
  * killed), and ends it if it is still running a few seconds after the
  * limit, which the program's runtime keeps itself (with a report of what
  * every rank is doing, launch/watchdog.c).
+ *
+ * Several OS processes (`-n N -nfg P`, P < N): mpiexec sets up the
+ * environment the same way and execs myriad-launch (launcher.c), which
+ * starts the processes and hosts the PMIx server they connect to. It is a
+ * program of its own so that mpiexec, which starts every job of one
+ * process, does not load libpmix (~3 ms a start).
  *
  * MPMD (`-n 2 ./a : -n 3 ./b`): still one OS process. mpiexec execs the
  * first program and describes the others in MYR_MPMD; the runtime loads
@@ -30,6 +36,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <poll.h>
 #include <signal.h>
@@ -71,8 +78,10 @@ static const char usage_text[] =
     "  -n N, -np N      run N ranks of the program (default 1)\n"
     "  -workers W       run them on W worker threads (default: one per core\n"
     "                   the process may use; MYR_WORKERS)\n"
-    "  -nfg P           P ranks per OS process; for now P must equal N (all\n"
-    "                   ranks in one OS process)\n"
+    "  -nfg P           P ranks per OS process: ceil(N/P) processes on this\n"
+    "                   node, ranks numbered process by process (default: all\n"
+    "                   ranks in one OS process); the CPUs are shared out\n"
+    "                   between the processes\n"
     "  -l, -tag-output  prefix each line of output with \"[rank] \"\n"
     "  -timeout SEC     end the job after SEC seconds, exit status 124\n"
     "                   (MPIEXEC_TIMEOUT; 0: no limit)\n"
@@ -106,9 +115,11 @@ static const char usage_text[] =
     "  -machinefile/-f FILE naming only this node (localhost, 127.0.0.1 or\n"
     "  its host name).\n"
     "Not supported (mpiexec says why and stops): other nodes in -host or a\n"
-    "  host file, -nfg other than N, one MPMD job mixing Myriad programs\n"
-    "  with others, different -wdir or -env for the Myriad programs of one\n"
-    "  MPMD job (they share one process), and any option not listed here.\n"
+    "  host file (use srun --mpi=pmix or prterun there), one MPMD job mixing\n"
+    "  Myriad programs with others, different -wdir or -env for the Myriad\n"
+    "  programs of one MPMD job (they share one process), -nfg below N with\n"
+    "  MPMD, -gdb or a program not built with Myriad, and any option not\n"
+    "  listed here.\n"
     "docs/mpiexec.md says more.\n";
 
 /* A variable to set: -x VAR=VALUE, -genv VAR VALUE, -env VAR VALUE. */
@@ -249,9 +260,9 @@ static bool is_this_host(const char *host)
 _Noreturn static void other_host(const char *option, const char *value,
                                  const char *host)
 {
-    cannot_honour("%s %s names host '%s': Myriad runs every rank on this node "
-                  "(ranks on other nodes need the network engine, which Myriad "
-                  "does not have yet)", option, value, host);
+    cannot_honour("%s %s names host '%s': mpiexec runs every rank on this node; "
+                  "start jobs across nodes with a PMIx launcher (srun --mpi=pmix, "
+                  "prterun; docs/mpiexec.md)", option, value, host);
 }
 
 /* -host a,b:2,... : every host must be this node. */
@@ -474,15 +485,8 @@ static void parse_options(int argc, char **argv, options *o)
         cannot_honour("the job would have %ld ranks; at most %ld", o->nranks,
                       MYR_MAX_RANKS);
 
-    if (o->nfg && o->nfg != o->nranks) {
-        fprintf(stderr,
-                "mpiexec: -nfg %ld with -n %ld would need more than one OS "
-                "process; ranks in several OS processes need the network "
-                "engine, which Myriad does not have yet. Use -nfg %ld, or "
-                "leave -nfg out, to run all ranks in one OS process\n",
-                o->nfg, o->nranks, o->nranks);
-        exit(STATUS_USAGE);
-    }
+    if (o->nfg >= o->nranks)
+        o->nfg = 0;  /* every rank in one OS process, as without -nfg */
     if (!o->timeout_given) {
         const char *v = myr_env_get(MYR_ENV_MPIEXEC_TIMEOUT);
         if (v && (myr_env_parse_long(v, &o->timeout) != 0 ||
@@ -563,7 +567,9 @@ static bool has_symbol(const unsigned char *map, size_t size, const ElfW(Ehdr) *
  * libmyriad's), or its full symbol table does (linked statically). That
  * holds for every way of building with Myriad (mpicc, mpicxx, CMake's
  * FindMPI through the wrappers) and, unlike a DT_NEEDED of libmyriad.so,
- * not for a program of the ULT API, which keeps its own main. A script
+ * not for a program of the ULT API, which keeps its own main. A program
+ * that finds its place in a job itself (myr_net_place_init: the network
+ * engine's test programs) counts as one too, so that -nfg starts it. A script
  * (#!) or any other file that is not an ELF program is not a Myriad
  * program; neither is an ELF program of this machine without that symbol.
  * An ELF file of another machine cannot be run here but through an
@@ -602,7 +608,8 @@ static program_kind classify_program(const char *path, const char **what)
         const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(map + eh->e_shoff);
         for (int i = 0; i < eh->e_shnum && kind == KIND_OTHER; i++)
             if ((sh[i].sh_type == SHT_DYNSYM || sh[i].sh_type == SHT_SYMTAB) &&
-                has_symbol(map, size, eh, &sh[i], "myr_launch_main"))
+                (has_symbol(map, size, eh, &sh[i], "myr_launch_main") ||
+                 has_symbol(map, size, eh, &sh[i], "myr_net_place_init")))
                 kind = KIND_MYRIAD;
     }
     if (map)
@@ -1125,6 +1132,84 @@ static int run_separately(const options *o)
     return job;
 }
 
+/* ---- several OS processes: myriad-launch ----------------------------- */
+
+/* myriad-launch: beside an installed mpiexec (MYR_LAUNCHER_FROM_BIN is its
+ * path relative to the bin directory), else the build tree's. NULL when
+ * Myriad was built without PMIx. */
+static const char *launcher_path(void)
+{
+#ifdef MYR_HAVE_LAUNCHER
+    static char found[PATH_MAX];
+    char exe[PATH_MAX];
+    char path[PATH_MAX + sizeof MYR_LAUNCHER_FROM_BIN + 1];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            int len = snprintf(path, sizeof path, "%s/%s", exe, MYR_LAUNCHER_FROM_BIN);
+            if (len > 0 && (size_t)len < sizeof path && realpath(path, found) &&
+                access(found, X_OK) == 0)
+                return found;
+        }
+    }
+    if (access(MYR_LAUNCHER_BUILD, X_OK) == 0)
+        return MYR_LAUNCHER_BUILD;
+#endif
+    return NULL;
+}
+
+/* -nfg P < N: what one process cannot host is refused first, then
+ * myriad-launch takes over (same process id: signals for mpiexec reach it). */
+_Noreturn static void exec_launcher(const options *o)
+{
+    const section *s = &o->sections[0];
+    if (o->nsections > 1)
+        cannot_honour("-nfg %ld with an MPMD command line: the programs of an MPMD "
+                      "job run in one OS process for now; leave -nfg out", o->nfg);
+    if (o->gdb)
+        cannot_honour("-gdb runs one OS process under gdb; with -nfg %ld the job "
+                      "would have %ld (attach gdb to each instead: docs/debugging.md)",
+                      o->nfg, (o->nranks + o->nfg - 1) / o->nfg);
+    if (!s->path) {
+        fprintf(stderr, "mpiexec: cannot run '%s': %s\n", s->program[0], strerror(ENOENT));
+        exit(STATUS_NOT_FOUND);
+    }
+    if (s->kind == KIND_OTHER)
+        cannot_honour("-nfg %ld starts OS processes of %ld ranks of a Myriad program; "
+                      "'%s' is %s (without -nfg, mpiexec runs it once per rank)",
+                      o->nfg, o->nfg, s->program[0], s->what);
+    const char *launcher = launcher_path();
+    if (!launcher)
+        cannot_honour("-nfg %ld with -n %ld needs several OS processes, and this "
+                      "Myriad was built without PMIx (libpmix-dev), which starts "
+                      "them; leave -nfg out to run every rank in one OS process",
+                      o->nfg, o->nranks);
+    size_t n = 0;
+    while (s->program[n])
+        n++;
+    char **argv = calloc(n + 6, sizeof *argv);
+    char nranks[24], nfg[24], timeout[24];
+    if (!argv) {
+        fputs("mpiexec: out of memory\n", stderr);
+        exit(1);
+    }
+    snprintf(nranks, sizeof nranks, "%ld", o->nranks);
+    snprintf(nfg, sizeof nfg, "%ld", o->nfg);
+    snprintf(timeout, sizeof timeout, "%ld", o->timeout);
+    argv[0] = "mpiexec";  /* what ps shows; the launcher says mpiexec: too */
+    argv[1] = "--from-mpiexec";
+    argv[2] = nranks;
+    argv[3] = nfg;
+    argv[4] = timeout;
+    memcpy(argv + 5, s->program, (n + 1) * sizeof *argv);
+    execv(launcher, argv);
+    fprintf(stderr, "mpiexec: cannot run %s: %s\n", launcher, strerror(errno));
+    exit(STATUS_CANNOT_RUN);
+}
+
 /* ---- the job ---------------------------------------------------------- */
 
 /* What every program is, and whether the job can run as one. True: a
@@ -1157,6 +1242,8 @@ int main(int argc, char **argv)
 {
     parse_options(argc, argv, &job);
     bool myriad_job = classify_job(&job);
+    if (job.nfg && !myriad_job)
+        exec_launcher(&job);  /* refuses it with the reason */
     if (!myriad_job) {
         if (job.gdb)
             cannot_honour("-gdb runs a job of Myriad programs under gdb; '%s' is %s",
@@ -1184,6 +1271,11 @@ int main(int argc, char **argv)
         set_env(MYR_ENV_VERBOSE, 1);
     if (job.privatize)
         set_env_text(MYR_ENV_PRIVATIZE, job.privatize);
+    if (job.nfg) {
+        if (job.timeout > 0)
+            set_env(MYR_ENV_MPIEXEC_TIMEOUT, job.timeout);
+        exec_launcher(&job);
+    }
     if (job.gdb) {
         if (job.timeout > 0)
             usage_error("-gdb and a time limit (-timeout, MPIEXEC_TIMEOUT) do not go together");

@@ -23,6 +23,7 @@
 
 #include "base/env.h"
 #include "launch/rank_stack.h"
+#include "net/net.h"
 
 static void heading(const char *title)
 {
@@ -144,7 +145,15 @@ static void build(void)
 #else
     item("hwloc", "no (CPU count from the affinity mask, no per-core binding)");
 #endif
-    item("network engine", "none yet: every rank of a job runs in one OS process");
+    /* Loads libmyriad-net.so to ask it (UCX's and PMIx's versions), as a
+     * job of several processes would; a job of one never does. */
+    char net[512];
+    item("network engine", "%s", myr_net_versions(net, sizeof net));
+#ifdef MYR_HAVE_LAUNCHER
+    item("mpiexec -nfg", "several OS processes per node (myriad-launch, a PMIx server)");
+#else
+    item("mpiexec -nfg", "one OS process only (built without PMIx)");
+#endif
 }
 
 /* The variables, wrapped to the terminal's usual width. */

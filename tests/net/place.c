@@ -1,8 +1,10 @@
 /*
  * place.c — one process of a job started by a PMIx launcher: prints its
  * place (net/wireup.c) and checks an exchange with every other process.
- * Usage: net_place [ranks of this process]; run under mpiexec -nfg or
- * Open MPI's mpirun (tests/net/CMakeLists.txt).
+ * Usage: net_place [ranks of this process]; without the argument, the
+ * count the runtime would take (MYR_NRANKS, which mpiexec -n/-nfg sets per
+ * process; else 1). Run under mpiexec -nfg or Open MPI's mpirun
+ * (tests/net/CMakeLists.txt, tests/tools/launcher.cmake).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +14,8 @@
 
 int main(int argc, char **argv)
 {
-    long local = argc > 1 ? atol(argv[1]) : 1;
+    const char *nranks = getenv("MYR_NRANKS");
+    long local = argc > 1 ? atol(argv[1]) : nranks ? atol(nranks) : 1;
     if (myr_net_place_init(local) != 0)
         return 1;
     const myr_net_place *p = &myr_net_the_place;

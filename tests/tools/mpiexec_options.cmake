@@ -134,7 +134,7 @@ if(NOT CMAKE_CROSSCOMPILING)
     -- ${mpiexec} -host ${this_host} ${mpmd_a})
 endif()
 tools_test(ignored.another_host_is_refused ${expect_crash} 2
-  "^mpiexec: -host localhost,far-away.invalid names host 'far-away.invalid': Myriad runs every rank on this node"
+  "^mpiexec: -host localhost,far-away.invalid names host 'far-away.invalid': mpiexec runs every rank on this node. start jobs across nodes with a PMIx launcher"
   -- ${mpiexec} -host localhost,far-away.invalid -n 2 ${mpmd_a})
 tools_test(ignored.hostfile_naming_another_host_is_refused ${expect_crash} 2
   "^mpiexec: -hostfile .*mpiexec_other_hostfile names host 'far-away.invalid'"
