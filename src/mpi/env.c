@@ -116,8 +116,15 @@ static bool arrive_at_finalize(myr_rank *self)
 
 void myr_mpi_rank_ended_uninitialized(myr_rank *r)
 {
-    if (r->init_state == 0)
-        arrive_at_finalize(r);
+    if (r->init_state != 0)
+        return;
+    /* The ranks of other processes may wait for this one, and no check can
+     * tell across processes: as a process-based MPI's launcher does when a
+     * process leaves without MPI_Init, end the job. */
+    if (myr_the_job.multiprocess)
+        myr_mpi_die(1, "rank %d: ended without calling MPI_Init, in a job of several "
+                    "OS processes (every rank must call it)", r->world_rank);
+    arrive_at_finalize(r);
 }
 
 int PMPI_Finalize(void)

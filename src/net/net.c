@@ -64,6 +64,11 @@ static void *load_library(char *tried, size_t size)
 
 static int load_engine(void)
 {
+    /* UCX would take SIGSEGV, SIGBUS... for backtraces of its own (libucs
+     * reads this when it is loaded), and the runtime's report of which
+     * rank crashed, and where (ult/overflow.c), would never be printed. A
+     * user's UCX_ERROR_SIGNALS still wins. No other thread runs yet. */
+    setenv("UCX_ERROR_SIGNALS", "", 0);
     char tried[8192];
     void *lib = load_library(tried, sizeof tried);
     if (!lib) {
