@@ -12,6 +12,7 @@
 #include "mpi/mpi_impl.h"
 
 #include "coll/coll.h"
+#include "net/net.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -152,8 +153,12 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     /* No hint of MPI_Comm_split_type is acted on. */
     if ((err = myr_check_info(call, comm, info, true)))
         return err;
-    return split(call, comm, self, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key,
-                 newcomm);
+    /* The ranks of this node (MPI_COMM_TYPE_SHARED), or of this OS process
+     * (MPIX_COMM_TYPE_PROCESS): every rank of one process is on one node. */
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED
+                : split_type == MPI_COMM_TYPE_SHARED ? myr_net_the_place.node
+                : myr_net_the_place.proc;
+    return split(call, comm, self, color, key, newcomm);
 }
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                         MPI_Comm *newcomm) MYR_PMPI(Comm_split_type);

@@ -412,7 +412,7 @@ int PMPIX_Get_collocated_size(int *size)
         return err;
     if (!size)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "size is NULL");
-    *size = myr_the_job.size;
+    *size = myr_the_job.local;
     return MPI_SUCCESS;
 }
 int MPIX_Get_collocated_size(int *size) MYR_PMPIX(Get_collocated_size);
@@ -425,7 +425,7 @@ int PMPIX_Get_collocated_startrank(int *rank)
         return err;
     if (!rank)
         return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "rank is NULL");
-    *rank = 0;
+    *rank = myr_the_job.first;
     return MPI_SUCCESS;
 }
 int MPIX_Get_collocated_startrank(int *rank) MYR_PMPIX(Get_collocated_startrank);

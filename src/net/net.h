@@ -44,8 +44,10 @@ typedef struct myr_net_place {
      * proc_first[p] .. proc_first[p+1]-1 (ranks are numbered process by
      * process). */
     const long *proc_first;
-    /* Processes of this node, and this process's index among them. */
+    /* Processes of this node, and this process's index among them; the
+     * node's number in the job (PMIX_NODEID; 0 when not given). */
     int node_procs, node_index;
+    int node;
     const char *launcher;    /* "singleton", "mpiexec" or "PMIx" (another launcher) */
 } myr_net_place;
 

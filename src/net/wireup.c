@@ -60,6 +60,7 @@ int myr_wireup_place_init(long local, const myr_net_settings *settings,
     }
     long node_procs = job_number(&everyone, PMIX_LOCAL_SIZE);
     long node_index = job_number(&self, PMIX_LOCAL_RANK);
+    long node = job_number(&self, PMIX_NODEID);
     proc_first = calloc((size_t)nprocs + 1, sizeof *proc_first);
     if (!proc_first) {
         fprintf(stderr, "myriad: out of memory for %ld processes\n", nprocs);
@@ -97,6 +98,7 @@ int myr_wireup_place_init(long local, const myr_net_settings *settings,
         .proc_first = proc_first,
         .node_procs = node_procs > 0 ? (int)node_procs : 1,
         .node_index = node_index >= 0 ? (int)node_index : 0,
+        .node = node >= 0 ? (int)node : 0,
         .launcher = settings->by_mpiexec ? "mpiexec" : "PMIx",
     };
     filled = place;

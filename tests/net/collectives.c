@@ -251,6 +251,22 @@ int main(int argc, char **argv)
         errors++;
     }
     MPI_Comm_free(&shared);
+    /* This process's ranks: FG-MPI's collocation queries and the split
+     * type agree, and they are consecutive job ranks. */
+    MPI_Comm mine;
+    int local, first, mine_size, mine_rank;
+    MPIX_Get_collocated_size(&local);
+    MPIX_Get_collocated_startrank(&first);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_PROCESS, 0, MPI_INFO_NULL, &mine);
+    MPI_Comm_size(mine, &mine_size);
+    MPI_Comm_rank(mine, &mine_rank);
+    if (mine_size != local || mine_rank != wrank - first || first > wrank ||
+        wrank >= first + local) {
+        printf("rank %d: this process's ranks: %d from %d, split type gives %d (rank %d)\n",
+               wrank, local, first, mine_size, mine_rank);
+        errors++;
+    }
+    MPI_Comm_free(&mine);
     MPI_Comm_free(&reversed);
     MPI_Comm_free(&halves);
     MPI_Comm_free(&dup);
