@@ -305,9 +305,19 @@ static void on_arrival(const myr_net_arrival *m)
     }
 }
 
+static const myr_ult_idle_hooks drive_network = {
+    .begin = myr_net_idle_begin, .poll = myr_net_idle_poll, .end = myr_net_idle_end};
+
 int myr_remote_start(void)
 {
-    return myr_net_start(on_arrival);
+    /* The comm thread completes requests: with one worker, a waiting rank
+     * that spins sees its completion without a wake-up; and its idle
+     * worker drives the network meanwhile (net.h). */
+    myr_ult_expect_outside_completions();
+    int rc = myr_net_start(on_arrival);
+    if (rc == 0)
+        myr_ult_set_idle_hooks(&drive_network);
+    return rc;
 }
 
 void myr_remote_stop(void)

@@ -18,7 +18,7 @@ static const char *versions(char *buf, size_t size)
 }
 
 __attribute__((visibility("default")))
-const myr_net_engine myr_net_engine_v2 = {
+const myr_net_engine myr_net_engine_v3 = {
     .abi = MYR_NET_ENGINE_ABI,
     .place_init = myr_wireup_place_init,
     .publish = myr_wireup_publish,
@@ -31,6 +31,9 @@ const myr_net_engine myr_net_engine_v2 = {
     .send_post = myr_ucx_send_post,
     .fetch_post = myr_ucx_fetch_post,
     .on_comm_thread = myr_ucx_on_comm_thread,
+    .idle_begin = myr_ucx_idle_begin,
+    .idle_poll = myr_ucx_idle_poll,
+    .idle_end = myr_ucx_idle_end,
     .in_flight = myr_ucx_in_flight,
     .eager_limit = myr_ucx_eager_limit,
     .versions = versions,

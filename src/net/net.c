@@ -198,6 +198,21 @@ void myr_net_fetch_post(myr_net_fetch *f)
     engine->fetch_post(f);
 }
 
+void myr_net_idle_begin(void)
+{
+    engine->idle_begin();
+}
+
+bool myr_net_idle_poll(void)
+{
+    return engine->idle_poll();
+}
+
+void myr_net_idle_end(void)
+{
+    engine->idle_end();
+}
+
 bool myr_net_on_comm_thread(void)
 {
     return engine && engine->on_comm_thread();

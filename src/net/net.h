@@ -146,6 +146,16 @@ int myr_net_start(myr_net_receiver receiver);
 void myr_net_stop(void);
 /* True on the comm thread. */
 bool myr_net_on_comm_thread(void);
+/* A worker with nothing to run but a ULT waiting for a message may drive
+ * the network itself (issue queued commands, progress UCX, run arrivals
+ * and completions on its own thread), so that a blocking exchange pays no
+ * hand-off to the comm thread and back. begin/end bracket such a wait:
+ * while any worker waits so, the comm thread sleeps instead of spinning
+ * and leaves UCX to it; the last one to stop hands UCX back. poll: one
+ * pass, if UCX is free (true: something happened). Any thread. */
+void myr_net_idle_begin(void);
+bool myr_net_idle_poll(void);
+void myr_net_idle_end(void);
 /* Messages sent or fetched and not done yet, plus commands queued: for
  * the reports (something is in flight). */
 long myr_net_in_flight(void);

@@ -15,6 +15,9 @@ void myr_ucx_stop(void);
 void myr_ucx_send_post(myr_net_send *s);
 void myr_ucx_fetch_post(myr_net_fetch *f);
 bool myr_ucx_on_comm_thread(void);
+void myr_ucx_idle_begin(void);
+bool myr_ucx_idle_poll(void);
+void myr_ucx_idle_end(void);
 long myr_ucx_in_flight(void);
 size_t myr_ucx_eager_limit(void);
 /* UCX's version and, once started, the transports in use. */

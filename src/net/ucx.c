@@ -164,6 +164,13 @@ static __thread bool on_comm;
 static _Alignas(64) myr_net_send *_Atomic send_head;
 static _Alignas(64) myr_net_fetch *_Atomic fetch_head;
 static _Alignas(64) atomic_bool asleep;
+/* Who drives UCX (1: taken): the comm thread while it is awake, or, while
+ * it sleeps, a worker whose ULT waits for a message (myr_ucx_idle_poll).
+ * UCX's worker is SERIALIZED: one driver at a time, any thread. */
+static _Alignas(64) atomic_int owner;
+/* Workers waiting so (idle_begin..idle_end): the comm thread leaves UCX
+ * to them instead of spinning, and sleeps unarmed until the last leaves. */
+static _Alignas(64) atomic_int helpers;
 static _Alignas(64) atomic_long in_flight;
 static _Alignas(64) atomic_int closing;      /* stop: close and leave */
 static atomic_bool leaving;      /* past our last operation: peers may close */
@@ -779,7 +786,7 @@ static int ucx_init(void)
         return -1;
     }
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = UCS_THREAD_MODE_SINGLE};
+                              .thread_mode = UCS_THREAD_MODE_SERIALIZED};
     st = ucp_worker_create(E.context, &wp, &E.worker);
     if (st != UCS_OK) {
         fprintf(stderr, "myriad: creating the UCX worker failed (%s)\n",
@@ -838,7 +845,55 @@ static void ucx_fini(void)
     E.epfd = -1;
 }
 
-/* Sleep until a command or a network event (see the top comment). */
+static bool take_ucx(void)
+{
+    int free_ = 0;
+    return atomic_load_explicit(&owner, memory_order_relaxed) == 0 &&
+           atomic_compare_exchange_strong(&owner, &free_, 1);
+}
+
+static void give_ucx(void)
+{
+    atomic_store_explicit(&owner, 0, memory_order_release);
+}
+
+/* One pass of the engine's work, by whoever drives UCX. */
+static bool engine_pass(void)
+{
+    bool busy = drain_commands();
+    while (ucp_worker_progress(E.worker))
+        busy = true;
+    if (E.close_failed)
+        close_failed_endpoints();
+    return busy;
+}
+
+void myr_ucx_idle_begin(void)
+{
+    atomic_fetch_add(&helpers, 1);
+}
+
+void myr_ucx_idle_end(void)
+{
+    /* The last helper hands UCX back: the comm thread must arm it. */
+    if (atomic_fetch_sub(&helpers, 1) == 1)
+        wake();
+}
+
+bool myr_ucx_idle_poll(void)
+{
+    if (!started || atomic_load_explicit(&closing, memory_order_relaxed) || !take_ucx())
+        return false;
+    bool busy = false;
+    for (int pass = 0; pass < 4 && engine_pass(); pass++)
+        busy = true;
+    give_ucx();
+    return busy;
+}
+
+/* Sleep until a command or a network event (see the top comment). While
+ * workers drive UCX (helpers), sleep unarmed: they see its events; the
+ * last of them wakes us (idle_end), and we arm then. */
 static void sleep_until_event(void)
 {
     atomic_store(&asleep, true);
@@ -846,16 +901,23 @@ static void sleep_until_event(void)
         atomic_store(&asleep, false);
         return;
     }
-    ucs_status_t st = ucp_worker_arm(E.worker);
-    if (st == UCS_ERR_BUSY) {
-        atomic_store(&asleep, false);
-        return;
+    ucs_status_t st = UCS_OK;
+    bool armed = atomic_load(&helpers) == 0;
+    if (armed) {
+        st = ucp_worker_arm(E.worker);
+        if (st == UCS_ERR_BUSY) {
+            atomic_store(&asleep, false);
+            return;
+        }
     }
     E.sleeps++;
     struct epoll_event ev[2];
+    give_ucx();
     /* If arming failed, UCX cannot wake us: poll gently instead of hanging. */
-    int n = epoll_wait(E.epfd, ev, 2, st == UCS_OK ? -1 : 1);
+    int n = epoll_wait(E.epfd, ev, 2, !armed || st == UCS_OK ? -1 : 1);
     atomic_store(&asleep, false);
+    while (!take_ucx())
+        sched_yield();   /* a helper is in a pass: short */
     for (int i = 0; i < n; i++) {
         if (ev[i].data.fd == wake_fd) {
             E.poster_wakes++;
@@ -917,23 +979,36 @@ static void close_endpoints(void)
     }
 }
 
+/* The comm thread may run on any CPU of the node, not only on the share
+ * its process was bound to (the launcher's mask, or the workers' own
+ * CPUs): it moves data while the workers compute, which only overlaps if
+ * it can run beside them, on a CPU another process is not using. */
+static void float_over_the_node(void)
+{
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < n && c < CPU_SETSIZE; c++)
+        CPU_SET(c, &all);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof all, &all);  /* best effort */
+}
+
 static void *comm_main(void *arg)
 {
     (void)arg;
     on_comm = true;
+    float_over_the_node();
     E.init_status = ucx_init();
     sem_post(&init_done);
     if (E.init_status != 0) {
         ucx_fini();
         return NULL;
     }
+    while (!take_ucx())
+        sched_yield();
     long long last = now_ns();
     for (;;) {
-        bool busy = drain_commands();
-        while (ucp_worker_progress(E.worker))
-            busy = true;
-        if (E.close_failed)
-            close_failed_endpoints();
+        bool busy = engine_pass();
         if (busy) {
             last = now_ns();
             continue;
@@ -941,7 +1016,7 @@ static void *comm_main(void *arg)
         if (atomic_load(&closing))
             break;
         long long idle = now_ns() - last;
-        if (idle < spin_ns) {
+        if (idle < spin_ns && atomic_load_explicit(&helpers, memory_order_relaxed) == 0) {
             /* Spinning is a bet, not a claim: past the first microseconds
              * (an answer that comes at once), a worker woken by our last
              * completion (or computing) on this core runs first. */

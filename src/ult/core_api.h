@@ -62,7 +62,7 @@ MYR_ULT_HIDDEN bool myr_sched_quiescent(unsigned long *epoch);
 MYR_ULT_HIDDEN bool myr_ult_spin_while_idle_slow(const _Atomic int *word, int mask);
 static inline bool myr_ult_spin_while_idle(const _Atomic int *word, int mask)
 {
-    if (myr_rt.nworkers == 1)
+    if (myr_rt.nworkers == 1 && !myr_rt.outside_completions)
         return false;   /* the one-worker ping-pong pays no call for it */
     return myr_ult_spin_while_idle_slow(word, mask);
 }
@@ -77,11 +77,26 @@ static inline bool myr_worker_has_work(myr_worker *w)
  * on. A hint: the spin may still end at once. */
 static inline bool myr_ult_may_spin(void)
 {
-    if (myr_rt.nworkers == 1 || myr_rt.spin_ns == 0)
+    if ((myr_rt.nworkers == 1 && !myr_rt.outside_completions) || myr_rt.spin_ns == 0)
         return false;
     myr_worker *w = myr_worker_current();
     return w && !myr_worker_has_work(w);
 }
+/* From now on, requests may also be completed by a thread that is not a
+ * worker (the network's comm thread): waiters spin as with several
+ * workers. Before the ULTs that wait start. */
+MYR_ULT_HIDDEN void myr_ult_expect_outside_completions(void);
+/* Work an idle worker can do for a layer above while one of its ULTs
+ * spins waiting (myr_ult_spin_while_idle): drive the network itself, so
+ * that a completion needs no other thread. begin/end bracket a spin; poll
+ * runs every few turns of it (true: it did something). Set once, before
+ * the ULTs that wait start. */
+typedef struct myr_ult_idle_hooks {
+    void (*begin)(void);
+    bool (*poll)(void);
+    void (*end)(void);
+} myr_ult_idle_hooks;
+MYR_ULT_HIDDEN void myr_ult_set_idle_hooks(const myr_ult_idle_hooks *hooks);
 /* The same, waiting for *word to differ from `old` (a generation count). */
 MYR_ULT_HIDDEN bool myr_ult_spin_while_idle_unchanged(const _Atomic unsigned *word,
                                                       unsigned old);

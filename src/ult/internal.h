@@ -162,6 +162,12 @@ typedef struct myr_worker {
 
 typedef struct myr_runtime {
     int nworkers;
+    /* Completions also come from a thread that is not a worker (the
+     * network's comm thread): a waiting ULT may spin even when its worker
+     * is the only one (set by myr_ult_expect_outside_completions). */
+    bool outside_completions;
+    /* What a waiting ULT's idle worker may do meanwhile (myr_ult_set_idle_hooks). */
+    const struct myr_ult_idle_hooks *_Atomic idle_hooks;
     myr_worker *workers;
     size_t stack_size;
     myr_stack_guard stack_guard;      /* MYR_STACK_GUARD */

@@ -557,24 +557,40 @@ static inline bool spin_while_idle(const void *word, unsigned value,
                                    bool (*seen)(const void *, unsigned))
 {
     myr_worker *w = myr_worker_current();
-    if (!w || myr_rt.nworkers == 1 || myr_rt.spin_ns == 0)
+    if (!w || (myr_rt.nworkers == 1 && !myr_rt.outside_completions) || myr_rt.spin_ns == 0)
         return false;
     /* No switch happens in here: w stays this thread's worker. */
+    const myr_ult_idle_hooks *hooks =
+        atomic_load_explicit(&myr_rt.idle_hooks, memory_order_acquire);
+    if (hooks)
+        hooks->begin();
     long until = 0;
+    bool result;
     for (unsigned round = 0;; round++) {
-        if (seen(word, value))
-            return true;
-        if (myr_worker_has_work(w))
-            return false;
+        if (seen(word, value)) {
+            result = true;
+            break;
+        }
+        if (myr_worker_has_work(w)) {
+            result = false;
+            break;
+        }
+        if (hooks && round % 8 == 7 && hooks->poll())
+            until = 0;   /* it moved: the spin's budget starts again */
         if (round % 64 == 63) {
             long now = now_ns();
-            if (until == 0)
+            if (until == 0) {
                 until = now + myr_rt.spin_ns;
-            else if (now >= until)
-                return false;
+            } else if (now >= until) {
+                result = false;
+                break;
+            }
         }
         myr_cpu_relax();
     }
+    if (hooks)
+        hooks->end();
+    return result;
 }
 
 static bool bits_set(const void *word, unsigned mask)
@@ -586,6 +602,16 @@ static bool bits_set(const void *word, unsigned mask)
 static bool changed(const void *word, unsigned old)
 {
     return atomic_load_explicit((const _Atomic unsigned *)word, memory_order_acquire) != old;
+}
+
+void myr_ult_expect_outside_completions(void)
+{
+    myr_rt.outside_completions = true;
+}
+
+void myr_ult_set_idle_hooks(const myr_ult_idle_hooks *hooks)
+{
+    atomic_store_explicit(&myr_rt.idle_hooks, hooks, memory_order_release);
 }
 
 bool myr_ult_spin_while_idle_slow(const _Atomic int *word, int mask)
