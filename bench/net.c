@@ -44,7 +44,8 @@
  * figure of scripts/bench-net).
  *
  * Output: '#' lines are comments; each figure is one row that starts with
- * its test's name; `layout` says where the ranks ran.
+ * its test's name; `layout` says where the ranks ran; `# done` comes last,
+ * before MPI_Finalize.
  *
  * Under Myriad collocated ranks are threads of one process: no mutable
  * global state here, everything a rank uses is on its stack or its heap.
@@ -795,6 +796,12 @@ int main(int argc, char **argv)
         test_overlap(&b);
     if (opt.tests & TEST_RATE)
         test_rate(&b);
+    /* Every figure is out: scripts/bench-net ends a job that then hangs in
+     * MPI_Finalize (MPICH over UCX's tcp does, now and then). */
+    if (rank == 0) {
+        printf("# done\n");
+        fflush(stdout);
+    }
     free(b.reqs);
     free(b.src);
     free(b.dst);
