@@ -263,13 +263,18 @@ static figure measure(bench *b, const what *w)
                 pace = t;
             if (n >= max_n || (runs >= 3 && pace > 0 && (double)n * pace >= o->run_s / 2))
                 break;
+            if (pace > 0 && (double)n * pace >= o->run_s / 2)
+                continue; /* long enough: only the three runs to go */
             double next = pace > 0 ? o->run_s / pace : (double)n * 16;
             if (next > (double)n * 1000)
                 next = (double)n * 1000;
             n = next < (double)(2 * n) ? 2 * n : next > (double)max_n ? max_n : (long)next;
         }
+        /* A window of the rate test is already 64 x P messages, and
+         * oversubscribed references take seconds for one at P = 64. */
+        double min_n = w->op == OP_RATE ? 1 : MIN_ITERS;
         double next = pace > 0 ? o->run_s / pace : (double)n;
-        n = next < MIN_ITERS ? MIN_ITERS : next > (double)max_n ? max_n : (long)next;
+        n = next < min_n ? (long)min_n : next > (double)max_n ? max_n : (long)next;
     } else {
         run_once(b, w, 1); /* warm-up */
     }
