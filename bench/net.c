@@ -1,5 +1,5 @@
 /*
- * net.c — net_bench: point-to-point figures between ranks of two OS
+ * net.c — net_p2p_bench: point-to-point figures between ranks of two OS
  * processes (issue 17, item 7), one portable MPI-3.1 source built by
  * Myriad's, Open MPI's and MPICH's mpicc; scripts/bench-net runs it over
  * shared memory and over TCP on loopback and prints the libraries side by
@@ -125,7 +125,7 @@ static const char *library_name(void)
 
 static void fail(const char *what)
 {
-    fprintf(stderr, "net_bench: %s\n", what);
+    fprintf(stderr, "net_p2p_bench: %s\n", what);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
@@ -640,7 +640,7 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         }
         if (bad) {
             if (rank == 0) {
-                fprintf(stderr, "net_bench: bad option %s%s%s\n", a, v ? " " : "",
+                fprintf(stderr, "net_p2p_bench: bad option %s%s%s\n", a, v ? " " : "",
                         v ? v : "");
                 usage(stderr, argv[0]);
             }
@@ -776,7 +776,7 @@ int main(int argc, char **argv)
     }
     if (nranks < 2 || nranks % 2 != 0) {
         if (rank == 0)
-            fprintf(stderr, "net_bench: needs an even number of ranks, 2 or more (pair i: "
+            fprintf(stderr, "net_p2p_bench: needs an even number of ranks, 2 or more (pair i: "
                             "rank i and rank i + N/2), has %d\n", nranks);
         MPI_Finalize();
         return 2;
@@ -785,7 +785,7 @@ int main(int argc, char **argv)
     bench b = {.opt = &opt, .rank = rank, .size = nranks, .half = nranks / 2};
     allocate(&b);
     if (rank == 0) {
-        printf("net_bench: point-to-point between the two halves of %d ranks\n", nranks);
+        printf("net_p2p_bench: point-to-point between the two halves of %d ranks\n", nranks);
         printf("library %s\n", library_name());
         printf("# each figure: best and median of %d runs of ~%.0f ms%s\n", opt.reps,
                opt.run_s * 1e3, opt.quick ? " (--quick: tiny counts)" : "");
