@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check bench bench-startup bench-coll bench-coll-nb clean install
+.PHONY: all deps demo check bench bench-startup bench-coll bench-coll-nb bench-net clean install
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -56,6 +56,13 @@ bench-coll: all
 # and 4, and the overlap of a 64 KiB MPI_Iallreduce at N = 16.
 bench-coll-nb: all
 	BUILD=$(BUILD) scripts/bench-coll --nb-only $(BENCH_ARGS)
+
+# Point-to-point between ranks of two OS processes over shared memory and
+# TCP on loopback, message rate, overlap and start-up, side by side with
+# Open MPI, MPICH and ucx_perftest (bench/README.md). BENCH_ARGS go to
+# scripts/bench-net, e.g. BENCH_ARGS=--quick (under ~3 minutes).
+bench-net: all
+	BUILD=$(BUILD) scripts/bench-net $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-asan build-aarch64
