@@ -106,9 +106,12 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "their envelope (eager); larger ones are fetched by the receiver into "
         "its buffer (rendezvous, zero-copy where UCX can)."},
     [MYR_ENV_NET_SPIN_US] = {
-        "MYR_NET_SPIN_US", "50",
+        "MYR_NET_SPIN_US", "50 with a spare CPU, else 0",
         "Microseconds the communication thread keeps polling the network "
-        "after its last event before it sleeps until the next one."},
+        "after its last event before it sleeps until the next one. By default "
+        "it polls only when the node has a CPU that no worker of the job's "
+        "processes there uses: polling on a worker's CPU delays that worker "
+        "by a time slice (milliseconds on a loaded machine)."},
     [MYR_ENV_NET_LIBRARY] = {
         "MYR_NET_LIBRARY", "next to libmyriad",
         "Path of the network engine (libmyriad-net.so), loaded only by jobs "
@@ -122,6 +125,12 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "MYR_MPIEXEC_PMIX", "unset",
         "Set by `mpiexec -nfg` in the processes it starts (their PMIx server "
         "is mpiexec's, not another launcher's); not for users to set."},
+    [MYR_ENV_NET_IDLE_DRIVE] = {
+        "MYR_NET_IDLE_DRIVE", "1",
+        "`1`: a worker whose only ULT waits for a message drives the network "
+        "itself while it spins (MYR_SPIN_US), so that a blocking exchange "
+        "between processes pays no hand-off to the comm thread; `0`: the comm "
+        "thread alone does (for comparison)."},
 };
 
 const char *myr_env_get(myr_env_id id)

@@ -32,6 +32,7 @@ typedef enum myr_env_id {
     MYR_ENV_NET_LIBRARY,
     MYR_ENV_WIREUP_TIMEOUT,
     MYR_ENV_MPIEXEC_PMIX,
+    MYR_ENV_NET_IDLE_DRIVE,
     MYR_ENV_COUNT_
 } myr_env_id;
 

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "net/net.h"
 
 enum { WIRE_MESSAGE = 1, WIRE_ACK = 2 };
@@ -305,6 +306,14 @@ static void on_arrival(const myr_net_arrival *m)
     }
 }
 
+/* MYR_NET_IDLE_DRIVE (base/env.c): 1 by default; 0 leaves the network to
+ * the comm thread alone (to compare the two). */
+static bool drive_network_when_idle(void)
+{
+    const char *v = myr_env_get(MYR_ENV_NET_IDLE_DRIVE);
+    return !v || strcmp(v, "0") != 0;
+}
+
 static const myr_ult_idle_hooks drive_network = {
     .begin = myr_net_idle_begin, .poll = myr_net_idle_poll, .end = myr_net_idle_end};
 
@@ -316,7 +325,8 @@ int myr_remote_start(void)
     myr_ult_expect_outside_completions();
     int rc = myr_net_start(on_arrival);
     if (rc == 0)
-        myr_ult_set_idle_hooks(&drive_network);
+        if (drive_network_when_idle())
+            myr_ult_set_idle_hooks(&drive_network);
     return rc;
 }
 

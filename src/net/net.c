@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include <myr_ult.h>
+
 #include "base/env.h"
 
 myr_net_place myr_net_the_place;
@@ -105,7 +109,7 @@ static int read_settings(void)
                 "(expected 0..1G, e.g. 16k)\n", v);
         return -1;
     }
-    settings.spin_us = 50;
+    settings.spin_us = -1;   /* decided at start (myr_net_start) */
     v = myr_env_get(MYR_ENV_NET_SPIN_US);
     if (v && (myr_env_parse_long(v, &settings.spin_us) != 0 || settings.spin_us > 1000000)) {
         fprintf(stderr, "myriad: MYR_NET_SPIN_US=%s is not a number of "
@@ -179,7 +183,15 @@ void myr_net_place_fini(void)
 
 int myr_net_start(myr_net_receiver receiver)
 {
-    return engine ? engine->start(receiver, &settings) : 0;
+    if (!engine)
+        return 0;
+    if (settings.spin_us < 0) {
+        /* Poll only on a CPU no worker of the node's processes uses. */
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        long workers = (long)myr_worker_count() * myr_net_the_place.node_procs;
+        settings.spin_us = cpus > workers ? 50 : 0;
+    }
+    return engine->start(receiver, &settings);
 }
 
 void myr_net_stop(void)
