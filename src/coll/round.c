@@ -122,6 +122,10 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
     s->size = size;
     int workers = myr_worker_count();
     s->ngroups = workers < 1 ? 1 : workers < size ? workers : size;
+    /* A job started on one worker (launch: two ranks) is one group: each
+     * arrival then takes one counter, not two. */
+    if (myr_the_job.size > 0 && myr_the_job.size <= myr_job_pack_max)
+        s->ngroups = 1;
     s->groups = aligned_alloc(MYR_CACHE_LINE, (size_t)s->ngroups * sizeof *s->groups);
     s->slots = aligned_alloc(MYR_FETCH_LINE, (size_t)size * sizeof *s->slots);
     s->waiters = aligned_alloc(MYR_CACHE_LINE,
@@ -365,6 +369,8 @@ round_arrive(coll_state *s, int me, const coll_slot *mine, bool *leader)
     grp->checked_mismatch = atomic_load_explicit(&grp->mismatch, memory_order_relaxed);
     atomic_store_explicit(&grp->ref, -1, memory_order_relaxed);
     atomic_store_explicit(&grp->mismatch, false, memory_order_relaxed);
+    if (s->ngroups == 1)
+        return true;   /* the group's leader is the completer */
     if (atomic_fetch_add_explicit(&s->top_arrived, 1, memory_order_acq_rel) != s->ngroups - 1)
         return false;
     atomic_store_explicit(&s->top_arrived, 0, memory_order_relaxed);
