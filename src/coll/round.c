@@ -235,12 +235,25 @@ coll_state *coll_state_find(MPI_Comm comm, myr_rank *self)
 
 /* ---- rounds ------------------------------------------------------------- */
 
+/* A waiter's `ult` once its resumer has taken a spinning waiter's wake-up
+ * (see round_body): the waiter must not suspend any more. */
+#define WAITER_TAKEN ((myr_ult_t *)1)
+
 /* Wake rank r from its wait for release `gen` + 1 (one of a batch: the
- * caller ends it with myr_ult_resume_batch_end). */
+ * caller ends it with myr_ult_resume_batch_end). A waiter that spins
+ * (ult NULL) is woken by `delivered` alone, unless it gave up spinning
+ * and suspended first (its CAS put itself there). */
 static void wake_ahead(coll_state *s, int r, unsigned gen, bool ahead)
 {
     coll_waiter *w = &s->waiters[r];
     myr_ult_t *u = atomic_load_explicit(&w->ult, memory_order_relaxed);
+    if (!u && atomic_compare_exchange_strong_explicit(&w->ult, &u, WAITER_TAKEN,
+                                                      memory_order_relaxed,
+                                                      memory_order_relaxed)) {
+        atomic_store_explicit(&w->woken, gen + 1, memory_order_relaxed);
+        atomic_store_explicit(&w->delivered, gen + 1, memory_order_release);
+        return;
+    }
     atomic_store_explicit(&w->woken, gen + 1, memory_order_release);
     myr_ult_resume_batch_internal(u);
     if (ahead)
@@ -267,9 +280,11 @@ static void wake_link(coll_state *s, const coll_group *grp, int r, unsigned gen)
     __builtin_prefetch(&s->slots[r], 1);
     /* And the descriptor of the rank that r wakes in its turn (in the
      * group: the next group's ranks run on another worker). */
-    if (r + 1 < grp->first + grp->size)
-        myr_ult_prefetch_for_resume(
-            atomic_load_explicit(&s->waiters[r + 1].ult, memory_order_relaxed));
+    if (r + 1 < grp->first + grp->size) {
+        myr_ult_t *next = atomic_load_explicit(&s->waiters[r + 1].ult, memory_order_relaxed);
+        if (next != WAITER_TAKEN)
+            myr_ult_prefetch_for_resume(next);
+    }
 }
 
 /* The leader's part: a chained group's first link, or the whole group. */
@@ -464,13 +479,29 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
     coll_waiter *w = &s->waiters[me];
     coll_group *grp = &s->groups[w->group];
     w->nb = NULL;
-    atomic_store_explicit(&w->ult, myr_ult_self_internal(), memory_order_relaxed);
+    /* A rank whose worker has nothing else to run (the last of its
+     * worker's ranks to arrive, when the round waits for another
+     * worker's) spins on its `delivered` instead of suspending: its
+     * wake-up is then one line from the resumer, not a resume through
+     * its worker's inbox and scheduler. ult NULL says so to the resumer
+     * (wake_ahead). */
+    myr_ult_t *self_ult = myr_ult_self_internal();
+    bool spin = myr_ult_may_spin();
+    unsigned before = atomic_load_explicit(&w->delivered, memory_order_relaxed);
+    atomic_store_explicit(&w->ult, spin ? NULL : self_ult, memory_order_relaxed);
     bool leader;
     if (round_arrive(s, me, mine, &leader)) {
         round_release(s, me, mine, gen);
         return;
     }
-    if (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1) {
+    myr_ult_t *none = NULL;
+    if (spin && (myr_ult_spin_while_idle_unchanged(&w->delivered, before) ||
+                 !atomic_compare_exchange_strong_explicit(&w->ult, &none, self_ult,
+                                                          memory_order_acq_rel,
+                                                          memory_order_relaxed))) {
+        /* Woken while spinning, or the resumer has taken the wake-up
+         * (WAITER_TAKEN): `delivered` follows at once, below. */
+    } else if (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1) {
         myr_wait_note_set(self, &(myr_wait_note){.kind = MYR_WAIT_COLLECTIVE, .what = s,
                                                  .comm = self->coll_comm});
         do
