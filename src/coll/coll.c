@@ -121,7 +121,8 @@ void coll_complete(coll_state *s, const coll_slot *mine)
     s->parallel = false;
     s->nb_round = mine->nonblocking;
     atomic_store_explicit(&s->phase_err, MPI_SUCCESS, memory_order_relaxed);
-    if (!groups_agree(s) && !slots_agree(s))
+    s->agreed = groups_agree(s);
+    if (!s->agreed && !slots_agree(s))
         return;
     switch (mine->kind) {
     case COLL_CREATE:

@@ -35,7 +35,7 @@ void coll_complete_bcast(coll_state *s, const coll_slot *mine)
 {
     const coll_slot *root = &s->slots[mine->root];
     size_t bytes = coll_bytes(root->count, root->type);
-    for (int r = 0; r < s->size; r++) {
+    for (int r = 0; !s->agreed && r < s->size; r++) {
         const coll_slot *c = &s->slots[r];
         size_t mine_bytes = coll_bytes(c->count, c->type);
         if (mine_bytes != bytes) {
