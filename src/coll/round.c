@@ -124,7 +124,7 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
     s->ngroups = workers < 1 ? 1 : workers < size ? workers : size;
     /* A job started on one worker (launch: two ranks) is one group: each
      * arrival then takes one counter, not two. */
-    if (myr_the_job.size > 0 && myr_the_job.size <= myr_job_pack_max)
+    if (myr_the_job.local > 0 && myr_the_job.local <= myr_job_pack_max)
         s->ngroups = 1;
     s->groups = aligned_alloc(MYR_CACHE_LINE, (size_t)s->ngroups * sizeof *s->groups);
     s->slots = aligned_alloc(MYR_FETCH_LINE, (size_t)size * sizeof *s->slots);
