@@ -107,6 +107,9 @@ typedef struct coll_state {
     /* Every slot matched its group's reference and the references each
      * other (coll_slots_match): what that compares needs no O(N) check. */
     bool agreed;
+    /* The completer put every rank's result in its buffer: nothing to
+     * copy out of scratch (small broadcasts, move.c). */
+    bool direct;
     /* The round is a nonblocking collective's (nbc.c): the completer does
      * every rank's part alone, so nothing is shared out in parallel (but
      * what only the ranks' own parts check: the v-forms) and no second
@@ -259,6 +262,11 @@ bool coll_scratch_reserve(coll_state *s, size_t bytes);
  * rank. Decided from the data only, never from the number of workers, so
  * both paths run (and are tested) with any number of workers. Never in a
  * nonblocking round: its completer does every rank's part itself. */
+/* Below this many bytes moved in all (64 more per rank, for the lines
+ * a buffer's first and last bytes share with other data), a completer
+ * copies into every rank's buffer itself rather than through scratch. */
+enum { COLL_DIRECT_BYTES = 2048 };
+
 static inline bool coll_worth_parallel(const coll_state *s, size_t blocks, size_t bytes)
 {
     return !s->nb_round && s->size > 1 && blocks * 64 + bytes > 8192 + (size_t)s->size * 1024;
