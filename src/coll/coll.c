@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-static const char *const coll_names[MYR_COLL_KINDS_ + 1][2] = {
+const char *const myr_coll_names[MYR_COLL_KINDS_ + 1][2] = {
     [MYR_COLL_BARRIER] = {"MPI_Barrier", "MPI_Ibarrier"},
     [MYR_COLL_BCAST] = {"MPI_Bcast", "MPI_Ibcast"},
     [MYR_COLL_GATHER] = {"MPI_Gather", "MPI_Igather"},
@@ -37,14 +37,9 @@ static const char *const coll_names[MYR_COLL_KINDS_ + 1][2] = {
     [COLL_CREATE] = {"a communicator constructor", "a communicator constructor"},
 };
 
-const char *myr_coll_name(myr_coll_kind kind, bool nonblocking)
-{
-    return coll_names[kind][nonblocking];
-}
-
 static const char *slot_name(const coll_slot *c)
 {
-    return coll_names[c->kind][c->nonblocking];
+    return myr_coll_names[c->kind][c->nonblocking];
 }
 
 /* Each rank may have built its own handle of the same type. */
@@ -119,9 +114,11 @@ void coll_complete(coll_state *s, const coll_slot *mine)
 {
     s->err = MPI_SUCCESS;
     s->parallel = false;
+    s->direct = false;
     s->nb_round = mine->nonblocking;
     atomic_store_explicit(&s->phase_err, MPI_SUCCESS, memory_order_relaxed);
-    if (!groups_agree(s) && !slots_agree(s))
+    s->agreed = groups_agree(s);
+    if (!s->agreed && !slots_agree(s))
         return;
     switch (mine->kind) {
     case COLL_CREATE:

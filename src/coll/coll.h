@@ -141,8 +141,14 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *args,
  * nothing to move, so its calls (MPI_Barrier's) skip building them. */
 int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
     __attribute__((warn_unused_result));
-/* The MPI name of a collective ("MPI_Gatherv", "MPI_Igatherv"). */
-const char *myr_coll_name(myr_coll_kind kind, bool nonblocking);
+/* The MPI name of a collective ("MPI_Gatherv", "MPI_Igatherv"); inline:
+ * every collective call names itself. (The table has one more kind, the
+ * communicator constructors' rounds, coll_impl.h.) */
+extern const char *const myr_coll_names[MYR_COLL_KINDS_ + 1][2];
+static inline const char *myr_coll_name(myr_coll_kind kind, bool nonblocking)
+{
+    return myr_coll_names[kind][nonblocking];
+}
 
 /* ---- nonblocking collectives (nbc.c) ------------------------------------ */
 

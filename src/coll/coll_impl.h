@@ -64,6 +64,13 @@ typedef struct coll_group {
     _Atomic bool mismatch;
     bool checked_mismatch;
     int checked_ref;
+    /* A flat round's release of this group's ranks, when the completer is
+     * in another group (round.c, release_flat): done on the group's own
+     * worker (`worker`, where its ranks start) by a ULT given the group
+     * and `release_gen`, the round's number. */
+    struct coll_state *state;
+    int worker;
+    unsigned release_gen;
 } coll_group;
 
 /* How a rank waits in a round (round.c): the ULT acting for it, and the
@@ -97,6 +104,12 @@ typedef struct coll_state {
     /* Written by the completer, read by every rank after the release. */
     _Alignas(MYR_CACHE_LINE) int err;
     bool parallel;         /* each rank does its share, then a second round */
+    /* Every slot matched its group's reference and the references each
+     * other (coll_slots_match): what that compares needs no O(N) check. */
+    bool agreed;
+    /* The completer put every rank's result in its buffer: nothing to
+     * copy out of scratch (small broadcasts, move.c). */
+    bool direct;
     /* The round is a nonblocking collective's (nbc.c): the completer does
      * every rank's part alone, so nothing is shared out in parallel (but
      * what only the ranks' own parts check: the v-forms) and no second
@@ -197,6 +210,13 @@ static inline bool coll_is_reduction(int kind)
     return kind >= MYR_COLL_REDUCE && kind <= MYR_COLL_EXSCAN;
 }
 
+/* Bytes of data in count elements of type; a type with count 0 is not
+ * looked at (Alltoallw's may be MPI_DATATYPE_NULL). */
+static inline size_t coll_bytes(int count, MPI_Datatype type)
+{
+    return count ? (size_t)count * type->size : 0;
+}
+
 /* Whether two ranks' types lay out their data the same way (coll.c). */
 bool coll_same_type_map(MPI_Datatype a, MPI_Datatype b);
 
@@ -210,6 +230,11 @@ static inline bool coll_slots_match(const coll_slot *ref, const coll_slot *c)
         return false;
     if (coll_is_rooted(ref->kind) && c->root != ref->root)
         return false;
+    /* A broadcast moves the same bytes everywhere: checked here, the
+     * completer reads no slot but the groups' references (it names a
+     * rank that differs only when this finds one). */
+    if (ref->kind == MYR_COLL_BCAST)
+        return coll_bytes(c->count, c->type) == coll_bytes(ref->count, ref->type);
     if (!coll_is_reduction(ref->kind))
         return true;
     return myr_op_matches(c->op, ref->op) && c->count == ref->count &&
@@ -237,6 +262,11 @@ bool coll_scratch_reserve(coll_state *s, size_t bytes);
  * rank. Decided from the data only, never from the number of workers, so
  * both paths run (and are tested) with any number of workers. Never in a
  * nonblocking round: its completer does every rank's part itself. */
+/* Below this many bytes moved in all (64 more per rank, for the lines
+ * a buffer's first and last bytes share with other data), a completer
+ * copies into every rank's buffer itself rather than through scratch. */
+enum { COLL_DIRECT_BYTES = 2048 };
+
 static inline bool coll_worth_parallel(const coll_state *s, size_t blocks, size_t bytes)
 {
     return !s->nb_round && s->size > 1 && blocks * 64 + bytes > 8192 + (size_t)s->size * 1024;
@@ -285,13 +315,6 @@ int coll_finish_scan(coll_state *s, myr_rank *self, int me, const coll_slot *min
 static inline void *coll_at(const void *buf, MPI_Aint off)
 {
     return (void *)((uintptr_t)buf + (uintptr_t)off);
-}
-
-/* Bytes of data in count elements of type; a type with count 0 is not
- * looked at (Alltoallw's may be MPI_DATATYPE_NULL). */
-static inline size_t coll_bytes(int count, MPI_Datatype type)
-{
-    return count ? (size_t)count * type->size : 0;
 }
 
 /* A type's name for messages, MPI_DATATYPE_NULL included. */

@@ -35,7 +35,7 @@ void coll_complete_bcast(coll_state *s, const coll_slot *mine)
 {
     const coll_slot *root = &s->slots[mine->root];
     size_t bytes = coll_bytes(root->count, root->type);
-    for (int r = 0; r < s->size; r++) {
+    for (int r = 0; !s->agreed && r < s->size; r++) {
         const coll_slot *c = &s->slots[r];
         size_t mine_bytes = coll_bytes(c->count, c->type);
         if (mine_bytes != bytes) {
@@ -50,6 +50,17 @@ void coll_complete_bcast(coll_state *s, const coll_slot *mine)
         s->parallel = true;
         return;
     }
+    /* A few ranks and little data: straight into each buffer, one copy
+     * each instead of two (into scratch, and each rank out of it). More
+     * ranks unpack in parallel, each its own. */
+    if ((size_t)s->size * (bytes + 64) <= COLL_DIRECT_BYTES) {
+        s->direct = true;
+        for (int r = 0; r < s->size; r++)
+            if (r != mine->root)
+                myr_datatype_transfer((void *)s->slots[r].in, s->slots[r].type, root->in,
+                                      root->type, bytes);
+        return;
+    }
     /* Packed: every rank unpacks with its own (signature-compatible) layout. */
     if (coll_scratch_reserve(s, bytes))
         myr_datatype_transfer(s->scratch, MPI_BYTE, root->in, root->type, bytes);
@@ -60,7 +71,7 @@ int coll_finish_bcast(coll_state *s, myr_rank *self, int me, const coll_slot *mi
 {
     size_t bytes = coll_bytes(mine->count, mine->type);
     if (!s->parallel) {
-        if (me != mine->root)
+        if (me != mine->root && !s->direct)
             myr_datatype_transfer((void *)mine->in, mine->type, s->scratch, MPI_BYTE, bytes);
         return MPI_SUCCESS;
     }

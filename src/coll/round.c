@@ -122,6 +122,10 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
     s->size = size;
     int workers = myr_worker_count();
     s->ngroups = workers < 1 ? 1 : workers < size ? workers : size;
+    /* A job started on one worker (launch: two ranks) is one group: each
+     * arrival then takes one counter, not two. */
+    if (myr_the_job.local > 0 && myr_the_job.local <= myr_job_pack_max)
+        s->ngroups = 1;
     s->groups = aligned_alloc(MYR_CACHE_LINE, (size_t)s->ngroups * sizeof *s->groups);
     s->slots = aligned_alloc(MYR_FETCH_LINE, (size_t)size * sizeof *s->slots);
     s->waiters = aligned_alloc(MYR_CACHE_LINE,
@@ -151,8 +155,11 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
             int w = myr_job_worker_of(map ? map[r] - s->first : r, job_size,
                                       workers < 1 ? 1 : workers);
             grp->chain = grp->chain && (worker < 0 || w == worker);
+            if (worker < 0)
+                grp->worker = w;
             worker = w;
         }
+        grp->state = s;
     }
     return s;
 }
@@ -231,12 +238,25 @@ coll_state *coll_state_find(MPI_Comm comm, myr_rank *self)
 
 /* ---- rounds ------------------------------------------------------------- */
 
+/* A waiter's `ult` once its resumer has taken a spinning waiter's wake-up
+ * (see round_body): the waiter must not suspend any more. */
+#define WAITER_TAKEN ((myr_ult_t *)1)
+
 /* Wake rank r from its wait for release `gen` + 1 (one of a batch: the
- * caller ends it with myr_ult_resume_batch_end). */
+ * caller ends it with myr_ult_resume_batch_end). A waiter that spins
+ * (ult NULL) is woken by `delivered` alone, unless it gave up spinning
+ * and suspended first (its CAS put itself there). */
 static void wake_ahead(coll_state *s, int r, unsigned gen, bool ahead)
 {
     coll_waiter *w = &s->waiters[r];
     myr_ult_t *u = atomic_load_explicit(&w->ult, memory_order_relaxed);
+    if (!u && atomic_compare_exchange_strong_explicit(&w->ult, &u, WAITER_TAKEN,
+                                                      memory_order_relaxed,
+                                                      memory_order_relaxed)) {
+        atomic_store_explicit(&w->woken, gen + 1, memory_order_relaxed);
+        atomic_store_explicit(&w->delivered, gen + 1, memory_order_release);
+        return;
+    }
     atomic_store_explicit(&w->woken, gen + 1, memory_order_release);
     myr_ult_resume_batch_internal(u);
     if (ahead)
@@ -263,9 +283,11 @@ static void wake_link(coll_state *s, const coll_group *grp, int r, unsigned gen)
     __builtin_prefetch(&s->slots[r], 1);
     /* And the descriptor of the rank that r wakes in its turn (in the
      * group: the next group's ranks run on another worker). */
-    if (r + 1 < grp->first + grp->size)
-        myr_ult_prefetch_for_resume(
-            atomic_load_explicit(&s->waiters[r + 1].ult, memory_order_relaxed));
+    if (r + 1 < grp->first + grp->size) {
+        myr_ult_t *next = atomic_load_explicit(&s->waiters[r + 1].ult, memory_order_relaxed);
+        if (next != WAITER_TAKEN)
+            myr_ult_prefetch_for_resume(next);
+    }
 }
 
 /* The leader's part: a chained group's first link, or the whole group. */
@@ -365,6 +387,8 @@ round_arrive(coll_state *s, int me, const coll_slot *mine, bool *leader)
     grp->checked_mismatch = atomic_load_explicit(&grp->mismatch, memory_order_relaxed);
     atomic_store_explicit(&grp->ref, -1, memory_order_relaxed);
     atomic_store_explicit(&grp->mismatch, false, memory_order_relaxed);
+    if (s->ngroups == 1)
+        return true;   /* the group's leader is the completer */
     if (atomic_fetch_add_explicit(&s->top_arrived, 1, memory_order_acq_rel) != s->ngroups - 1)
         return false;
     atomic_store_explicit(&s->top_arrived, 0, memory_order_relaxed);
@@ -379,17 +403,11 @@ round_arrive(coll_state *s, int me, const coll_slot *mine, bool *leader)
  * are copies out of scratch (nothing is shared out, see nb_round), but
  * for the v-forms, whose shares all go first: a share may read any other
  * rank's buffers, and a request completed lets its rank reuse them. */
-static void release_flat(coll_state *s, int me, unsigned gen)
+static void release_ranks(coll_state *s, const coll_group *grp, int me, unsigned gen)
 {
-    int n = s->size;
     void *done = NULL;
     bool shares = s->err == MPI_SUCCESS && s->parallel;
-    for (int r = 0; shares && r < n; r++) {
-        const char *why = NULL;
-        if (s->waiters[r].nb)
-            (void)coll_finish(s, coll_state_rank(s, r), r, &s->slots[r], &why);
-    }
-    for (int r = 0; r < n; r++) {
+    for (int r = grp->first; r < grp->first + grp->size; r++) {
         void *op = s->waiters[r].nb;
         if (!op) {
             if (r != me)
@@ -408,6 +426,51 @@ static void release_flat(coll_state *s, int me, unsigned gen)
     }
     myr_ult_resume_batch_end();
     coll_nb_complete_all(done);
+}
+
+/* The ULT releasing another group's ranks (release_flat). What it reads
+ * of the round (err, why, parallel, phase_err, scratch, the slots) stays
+ * until the next round's completer, which needs every rank of this group
+ * to have arrived again, i.e. to have been released here first; its
+ * arguments are read before any of them is. */
+static void *release_group_main(void *arg)
+{
+    coll_group *grp = arg;
+    release_ranks(grp->state, grp, -1, grp->release_gen);
+    return NULL;
+}
+
+/* The completer of a round in which some rank did not wait for it (a
+ * nonblocking collective), or that failed: it wakes every blocking rank
+ * and does every nonblocking rank's part itself (a rank that computes
+ * meanwhile finds its operation complete), then completes their requests
+ * once it no longer reads the round's state. A nonblocking round's parts
+ * are copies out of scratch (nothing is shared out, see nb_round), but
+ * for the v-forms, whose shares all go first: a share may read any other
+ * rank's buffers, and a request completed lets its rank reuse them.
+ * The ranks of the other groups are released by a ULT on their own
+ * worker each: their operations, requests, queues and buffers are that
+ * worker's lines, which the completer paid a transfer each for, one rank
+ * after another (Ibarrier+Wait was 8x Barrier at 64 ranks). */
+static void release_flat(coll_state *s, int me, unsigned gen)
+{
+    int n = s->size;
+    bool shares = s->err == MPI_SUCCESS && s->parallel;
+    for (int r = 0; shares && r < n; r++) {
+        const char *why = NULL;
+        if (s->waiters[r].nb)
+            (void)coll_finish(s, coll_state_rank(s, r), r, &s->slots[r], &why);
+    }
+    int mine = s->waiters[me].group;
+    for (int h = 0; h < s->ngroups; h++) {
+        coll_group *grp = &s->groups[h];
+        if (h == mine)
+            continue;
+        grp->release_gen = gen;
+        if (myr_ult_spawn_on(grp->worker, NULL, release_group_main, grp) != MYR_OK)
+            release_ranks(s, grp, me, gen);
+    }
+    release_ranks(s, &s->groups[mine], me, gen);
 }
 
 /* The completer's part: the collective's work, the release, the wake-ups
@@ -458,13 +521,29 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
     coll_waiter *w = &s->waiters[me];
     coll_group *grp = &s->groups[w->group];
     w->nb = NULL;
-    atomic_store_explicit(&w->ult, myr_ult_self_internal(), memory_order_relaxed);
+    /* A rank whose worker has nothing else to run (the last of its
+     * worker's ranks to arrive, when the round waits for another
+     * worker's) spins on its `delivered` instead of suspending: its
+     * wake-up is then one line from the resumer, not a resume through
+     * its worker's inbox and scheduler. ult NULL says so to the resumer
+     * (wake_ahead). */
+    myr_ult_t *self_ult = myr_ult_self_internal();
+    bool spin = myr_ult_may_spin();
+    unsigned before = atomic_load_explicit(&w->delivered, memory_order_relaxed);
+    atomic_store_explicit(&w->ult, spin ? NULL : self_ult, memory_order_relaxed);
     bool leader;
     if (round_arrive(s, me, mine, &leader)) {
         round_release(s, me, mine, gen);
         return;
     }
-    if (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1) {
+    myr_ult_t *none = NULL;
+    if (spin && (myr_ult_spin_while_idle_unchanged(&w->delivered, before) ||
+                 !atomic_compare_exchange_strong_explicit(&w->ult, &none, self_ult,
+                                                          memory_order_acq_rel,
+                                                          memory_order_relaxed))) {
+        /* Woken while spinning, or the resumer has taken the wake-up
+         * (WAITER_TAKEN): `delivered` follows at once, below. */
+    } else if (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1) {
         myr_wait_note_set(self, &(myr_wait_note){.kind = MYR_WAIT_COLLECTIVE, .what = s,
                                                  .comm = self->coll_comm});
         do

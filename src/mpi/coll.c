@@ -348,11 +348,76 @@ static int check_reduce(const char *call, MPI_Comm comm, int me, const myr_coll_
     return check_alias(call, comm, a->sbuf, a->rbuf, scount > 0 && a->type->size > 0, true);
 }
 
+/* ---- the common case, in one pass ------------------------------------------------
+ *
+ * The checkers above name the argument that is wrong, and so pass names
+ * and take a call each; for a call whose arguments are all right they
+ * were most of a two-rank collective's instructions. These predicates
+ * accept the usual calls (no MPI_IN_PLACE, no v-form) with the same
+ * rules in one pass; anything they do not accept goes through the
+ * checkers, which report the error or accept it. */
+
+/* A live committed datatype. */
+static inline bool type_ok(MPI_Datatype t)
+{
+    return t && myr_handle_magic(t) == MYR_MAGIC_TYPE && t->committed;
+}
+
+/* check_side's rules: count >= 0, a usable type, a buffer that is not
+ * MPI_IN_PLACE, NULL only without data or with a derived type
+ * (MPI_BOTTOM). */
+static inline bool side_ok(const void *buf, int count, MPI_Datatype t)
+{
+    return count >= 0 && type_ok(t) && buf != MPI_IN_PLACE &&
+           (buf || count == 0 || !t->predefined || t->size == 0);
+}
+
+/* check_data's rules for a buffer of count (>= 0) elements of usable t. */
+static inline bool data_ok(const void *buf, int count, MPI_Datatype t)
+{
+    return buf != MPI_IN_PLACE && (buf || count == 0 || !t->predefined || t->size == 0);
+}
+
+static bool args_usual_ok(MPI_Comm comm, int me, const myr_coll_args *a)
+{
+    int size = myr_comm_size(comm);
+    bool root_ok = a->root >= 0 && a->root < size, at_root = me == a->root;
+    switch (a->kind) {
+    case MYR_COLL_BCAST:
+        return root_ok && side_ok(a->rbuf, a->count, a->type);
+    case MYR_COLL_GATHER:
+        return root_ok && side_ok(a->sbuf, a->scount, a->stype) &&
+               (!at_root || (side_ok(a->rbuf, a->rcount, a->rtype) && a->sbuf != a->rbuf));
+    case MYR_COLL_SCATTER:
+        return root_ok && side_ok(a->rbuf, a->rcount, a->rtype) &&
+               (!at_root || (side_ok(a->sbuf, a->scount, a->stype) && a->sbuf != a->rbuf));
+    case MYR_COLL_ALLGATHER:
+    case MYR_COLL_ALLTOALL:
+        return side_ok(a->sbuf, a->scount, a->stype) && side_ok(a->rbuf, a->rcount, a->rtype) &&
+               a->sbuf != a->rbuf;
+    case MYR_COLL_REDUCE:
+    case MYR_COLL_ALLREDUCE:
+    case MYR_COLL_REDUCE_SCATTER_BLOCK:
+    case MYR_COLL_SCAN:
+    case MYR_COLL_EXSCAN: {
+        bool rooted = a->kind == MYR_COLL_REDUCE;
+        if (!side_ok(a->sbuf, a->count, a->type) || (rooted && !root_ok) ||
+            !myr_op_valid(a->op) || !myr_op_defined_for(a->op, a->type))
+            return false;
+        return (rooted && !at_root) || (data_ok(a->rbuf, a->count, a->type) && a->sbuf != a->rbuf);
+    }
+    default:
+        return false;
+    }
+}
+
 static int check_args(const char *call, MPI_Comm comm, myr_rank *self, const myr_coll_args *a)
 {
     if (a->kind == MYR_COLL_BARRIER)
         return MPI_SUCCESS;
     int me = myr_comm_rank(comm, self);
+    if (__builtin_expect(args_usual_ok(comm, me, a), 1))
+        return MPI_SUCCESS;
     switch (a->kind) {
     case MYR_COLL_BCAST:
         return check_bcast(call, comm, a);
