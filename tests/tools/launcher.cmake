@@ -81,9 +81,12 @@ launch_test(exit_status_after_finalize_is_the_job_status ${expect_output} 3
 launch_test(failure.sigkill_of_a_process_ends_the_job ${failure} 137
   "^mpiexec: process 1 \\(ranks 4-7\\) was killed by signal 9 \\(Killed\\). ending the job$"
   -- ${mpiexec} -n 12 -nfg 4 ${fail_prog} kill)
-launch_test(failure.segfault_in_a_process_ends_the_job ${failure} 139
-  "^mpiexec: process 1 \\(ranks 4-7\\) was killed by signal 11 \\(Segmentation fault\\). ending the job$"
-  -- ${mpiexec} -n 12 -nfg 4 ${fail_prog} segv)
+# (UBSan stops a store through NULL itself: the crash tests run without it.)
+if(NOT MYR_SANITIZE)
+  launch_test(failure.segfault_in_a_process_ends_the_job ${failure} 139
+    "^mpiexec: process 1 \\(ranks 4-7\\) was killed by signal 11 \\(Segmentation fault\\). ending the job$"
+    -- ${mpiexec} -n 12 -nfg 4 ${fail_prog} segv)
+endif()
 launch_test(failure.abort_ends_the_job_with_its_status ${failure} 7
   "^mpiexec: process 2 \\(ranks 8-11\\) called MPI_Abort \\(PMIx_Abort\\) with status 7: launch_fail: process 2 gives up. ending the job$"
   -- ${mpiexec} -n 12 -nfg 4 ${fail_prog} abort)
