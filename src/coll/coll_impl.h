@@ -130,6 +130,13 @@ typedef struct coll_state {
     char phase_why[256];
 } coll_state;
 
+/* A rank of a split: ordered by color, then key, then parent rank (the new
+ * communicators and each one's rank order; qsort comparison). */
+typedef struct split_item {
+    int color, key, rank;
+} split_item;
+int coll_split_item_cmp(const void *a, const void *b);
+
 /* A shared object for `map` (the reference is taken) with its collective
  * state, for `refs` members, and a new context id (or `ctx`); NULL when
  * out of memory (comm_create.c). */

@@ -65,11 +65,7 @@ myr_comm_shared *coll_shared_build_ctx(myr_rankmap *map, int refs, unsigned ctx)
     return sh;
 }
 
-typedef struct split_item {
-    int color, key, rank;
-} split_item;
-
-static int split_item_cmp(const void *a, const void *b)
+int coll_split_item_cmp(const void *a, const void *b)
 {
     const split_item *x = a, *y = b;
     if (x->color != y->color)
@@ -99,7 +95,7 @@ void coll_complete_create(coll_state *s)
         if (s->slots[r].color != MPI_UNDEFINED)
             items[n++] = (split_item){s->slots[r].color, s->slots[r].key, r};
     }
-    qsort(items, (size_t)n, sizeof *items, split_item_cmp);
+    qsort(items, (size_t)n, sizeof *items, coll_split_item_cmp);
     for (int i = 0; i < n;) {
         int j = i;
         while (j < n && items[j].color == items[i].color)

@@ -404,21 +404,29 @@ static int leaders_reduce(myr_rank *self, call *c, void *acc, int count, MPI_Dat
     void *other = buffer_for(type, count, &block);
     if (!other)
         return no_memory(why);
+    /* The partial result so far is in `cur`; each level folds the next
+     * block up into the spare buffer, which then holds it: no copy back
+     * per level, one at the end if it ended in the spare. */
+    void *cur = acc;
     int err = MPI_SUCCESS;
     for (int mask = 1; mask < n && !err; mask <<= 1) {
         if (p & mask) {
-            err = lib_send(self, c, acc, count, type, sp->leader[p - mask], TAG_REDUCE);
+            err = lib_send(self, c, cur, count, type, sp->leader[p - mask], TAG_REDUCE);
             break;
         }
         if (p + mask < n) {
-            /* other = acc (lower ranks) op other (the next block up). */
+            /* other = cur (lower ranks) op other (the next block up). */
             err = lib_recv(self, c, other, count, type, sp->leader[p + mask], TAG_REDUCE, why);
             if (!err) {
-                myr_op_reduce(op, type, (size_t)count, acc, other);
-                move(acc, type, other, count, type);
+                myr_op_reduce(op, type, (size_t)count, cur, other);
+                void *t = cur;
+                cur = other;
+                other = t;
             }
         }
     }
+    if (!err && cur != acc)
+        move(acc, type, cur, count, type);
     free(block);
     return err;
 }
@@ -748,33 +756,19 @@ int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const 
  * shared objects of those with members here, and its members pick up
  * theirs after a barrier among them. */
 
-typedef struct split_entry {
-    int color, key, rank;
-} split_entry;
-
-static int split_entry_cmp(const void *x, const void *y)
-{
-    const split_entry *a = x, *b = y;
-    if (a->color != b->color)
-        return a->color < b->color ? -1 : 1;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
 /* The leader's part: table[r] = (color, key) of parent rank r. */
 static int split_build(call *c, const int *table, unsigned ctx_base, const char **why)
 {
     coll_span *sp = c->sp;
     int n = sp->size;
-    split_entry *e = malloc((size_t)(n ? n : 1) * sizeof *e);
+    split_item *e = malloc((size_t)(n ? n : 1) * sizeof *e);
     if (!e)
         return no_memory(why);
     int m = 0;
     for (int r = 0; r < n; r++)
         if (table[2 * r] != MPI_UNDEFINED)
-            e[m++] = (split_entry){table[2 * r], table[2 * r + 1], r};
-    qsort(e, (size_t)m, sizeof *e, split_entry_cmp);
+            e[m++] = (split_item){table[2 * r], table[2 * r + 1], r};
+    qsort(e, (size_t)m, sizeof *e, coll_split_item_cmp);
     for (int i = 0; i < sp->nlocal; i++)
         sp->results[i] = (split_result){NULL, MPI_UNDEFINED};
     unsigned color_index = 0;

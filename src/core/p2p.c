@@ -220,12 +220,16 @@ fill_and_complete_recv(struct myr_mpi_request *rr, int source, int tag,
         complete(rr);
 }
 
+void myr_bsend_release(myr_rank *owner, size_t bytes)
+{
+    atomic_fetch_sub(&owner->bsend.used, bytes);
+    myr_wait_notify(owner);  /* MPI_Buffer_detach may wait */
+}
+
 static void release_bsend(myr_envelope *e)
 {
-    if (e->bsend_owner) {
-        atomic_fetch_sub(&e->bsend_owner->bsend.used, e->bsend_bytes);
-        myr_wait_notify(e->bsend_owner);  /* MPI_Buffer_detach may wait */
-    }
+    if (e->bsend_owner)
+        myr_bsend_release(e->bsend_owner, e->bsend_bytes);
 }
 
 /* Receiver side: `e` was unlinked by us; copy and finish both sides.
@@ -352,15 +356,9 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
     size_t bytes = (size_t)count * type->size;
 
     /* Buffered sends reserve space in the attached buffer first. */
-    size_t reserve = 0;
-    if (mode == MYR_MODE_BUFFERED) {
-        reserve = bytes + MPI_BSEND_OVERHEAD;
-        size_t used = atomic_load(&self->bsend.used);
-        do {
-            if (used + reserve > self->bsend.size)
-                return MPI_ERR_BUFFER;
-        } while (!atomic_compare_exchange_weak(&self->bsend.used, &used, used + reserve));
-    }
+    size_t reserve = mode == MYR_MODE_BUFFERED ? bytes + MPI_BSEND_OVERHEAD : 0;
+    if (reserve && !myr_bsend_reserve(self, reserve))
+        return MPI_ERR_BUFFER;
 
     myr_match_queues *q = &dest->match;
     myr_spin_lock(&q->lock);

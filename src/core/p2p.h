@@ -249,6 +249,20 @@ MYR_INTERNAL bool myr_p2p_probe(myr_rank *self, MPI_Comm comm, int source, int t
  * complete with status.myr_cancelled set). */
 MYR_INTERNAL bool myr_p2p_cancel(struct myr_mpi_request *r);
 
+/* A buffered send's room in its rank's attached buffer (MPI_Buffer_attach):
+ * reserve `bytes` for it (false: they do not fit), and give them back once
+ * the message no longer needs them (MPI_Buffer_detach may be waiting). */
+static inline bool myr_bsend_reserve(myr_rank *self, size_t bytes)
+{
+    size_t used = atomic_load(&self->bsend.used);
+    do {
+        if (used + bytes > self->bsend.size)
+            return false;
+    } while (!atomic_compare_exchange_weak(&self->bsend.used, &used, used + bytes));
+    return true;
+}
+MYR_INTERNAL void myr_bsend_release(myr_rank *owner, size_t bytes);
+
 /* ---- messages from ranks of other OS processes (remote.c) ---------------
  * An arriving message is matched as a collocated send is: against the
  * receiver's posted queue, else appended to its unexpected queue, under

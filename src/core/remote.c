@@ -70,10 +70,8 @@ static void send_finish(remote_send *op, int err)
 static void send_done(myr_net_send *ns, int err)
 {
     remote_send *op = (remote_send *)ns;
-    if (op->bsend_owner) {
-        atomic_fetch_sub(&op->bsend_owner->bsend.used, op->bsend_bytes);
-        myr_wait_notify(op->bsend_owner);  /* MPI_Buffer_detach may wait */
-    }
+    if (op->bsend_owner)
+        myr_bsend_release(op->bsend_owner, op->bsend_bytes);
     if (err && op->req)
         op->req->status.MPI_ERROR = MPI_ERR_OTHER;
     if (atomic_fetch_sub(&op->pending, 1) == 1)
@@ -97,15 +95,9 @@ int myr_remote_send(myr_rank *self, const void *buf, int count, MPI_Datatype typ
                 (!sync && (bytes <= myr_net_eager_limit() || !type->contig));
     if (!copy && !s)
         return MYR_P2P_NEEDS_REQUEST;
-    size_t reserve = 0;
-    if (mode == MYR_MODE_BUFFERED) {
-        reserve = bytes + MPI_BSEND_OVERHEAD;
-        size_t used = atomic_load(&self->bsend.used);
-        do {
-            if (used + reserve > self->bsend.size)
-                return MPI_ERR_BUFFER;
-        } while (!atomic_compare_exchange_weak(&self->bsend.used, &used, used + reserve));
-    }
+    size_t reserve = mode == MYR_MODE_BUFFERED ? bytes + MPI_BSEND_OVERHEAD : 0;
+    if (reserve && !myr_bsend_reserve(self, reserve))
+        return MPI_ERR_BUFFER;
     remote_send *op = malloc(sizeof *op + (copy ? bytes : 0));
     if (!op) {
         if (reserve)

@@ -6,29 +6,15 @@
  * (MYR_GDB_SCRIPT). */
 #include "tools/gdb_script.h"
 
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
+
+#include "tools/beside.h"
 
 char *myr_gdb_script(void)
 {
     static char found[PATH_MAX];
-    char exe[PATH_MAX];
-    char path[PATH_MAX + sizeof MYR_GDB_SCRIPT_FROM_BIN + 1];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            int len = snprintf(path, sizeof path, "%s/%s", exe, MYR_GDB_SCRIPT_FROM_BIN);
-            /* realpath: gdb shows the path, so without bin/../ in it. */
-            if (len > 0 && (size_t)len < sizeof path && realpath(path, found) &&
-                access(found, R_OK) == 0)
-                return found;
-        }
-    }
+    /* realpath: gdb shows the path, so without bin/../ in it. */
+    if (myr_tools_beside_bin(MYR_GDB_SCRIPT_FROM_BIN, R_OK, found))
+        return found;
     return MYR_GDB_SCRIPT;
 }

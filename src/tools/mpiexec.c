@@ -54,6 +54,7 @@
 
 #include "base/env.h"
 #include "launch/launch.h"
+#include "tools/beside.h"
 #include "tools/gdb_script.h"
 
 /* Exit statuses of mpiexec itself (others are the program's). */
@@ -1141,20 +1142,8 @@ static const char *launcher_path(void)
 {
 #ifdef MYR_HAVE_LAUNCHER
     static char found[PATH_MAX];
-    char exe[PATH_MAX];
-    char path[PATH_MAX + sizeof MYR_LAUNCHER_FROM_BIN + 1];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            int len = snprintf(path, sizeof path, "%s/%s", exe, MYR_LAUNCHER_FROM_BIN);
-            if (len > 0 && (size_t)len < sizeof path && realpath(path, found) &&
-                access(found, X_OK) == 0)
-                return found;
-        }
-    }
+    if (myr_tools_beside_bin(MYR_LAUNCHER_FROM_BIN, X_OK, found))
+        return found;
     if (access(MYR_LAUNCHER_BUILD, X_OK) == 0)
         return MYR_LAUNCHER_BUILD;
 #endif
