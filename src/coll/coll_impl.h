@@ -143,13 +143,10 @@ int coll_split_item_cmp(const void *a, const void *b);
 myr_comm_shared *coll_shared_build(myr_rankmap *map, int refs);
 myr_comm_shared *coll_shared_build_ctx(myr_rankmap *map, int refs, unsigned ctx);
 
-/* Communicators whose ranks live in several OS processes (procs.c):
- * MPI_COMM_WORLD of such a job, and those made from it. */
+/* Communicators whose ranks live in several OS processes (procs.c). */
 static inline bool coll_spans_processes(MPI_Comm comm)
 {
-    return __builtin_expect(myr_the_job.multiprocess, 0) &&
-           (comm->kind == MYR_COMM_WORLD ||
-            (comm->kind == MYR_COMM_INTRA && comm->shared->spanning));
+    return myr_comm_spans_processes(comm);
 }
 /* A collective of such a communicator: same contract as myr_coll_run;
  * `a` NULL: a barrier. */

@@ -587,6 +587,15 @@ static inline int myr_comm_peer_count(MPI_Comm comm)
     return comm->kind == MYR_COMM_INTER ? comm->remote_size : comm->size;
 }
 
+/* Communicators whose ranks live in several OS processes: MPI_COMM_WORLD
+ * of such a job, and those made from it (coll/procs.c). */
+static inline bool myr_comm_spans_processes(MPI_Comm comm)
+{
+    return __builtin_expect(myr_the_job.multiprocess, 0) &&
+           (comm->kind == MYR_COMM_WORLD ||
+            (comm->kind == MYR_COMM_INTRA && comm->shared->spanning));
+}
+
 static inline int myr_comm_rank(MPI_Comm comm, const myr_rank *self)
 {
     if (comm->kind >= MYR_COMM_INTRA)

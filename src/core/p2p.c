@@ -15,9 +15,10 @@
 #include "core/p2p.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/remote.h"
-#include <string.h>
+#include "net/net.h"
 
 /* ---- requests -------------------------------------------------------- */
 
@@ -277,6 +278,10 @@ static void posted_unlink(myr_match_queues *q, struct myr_mpi_request *r)
     if (r->prev) r->prev->next = r->next; else q->posted_head = r->next;
     if (r->next) r->next->prev = r->prev; else q->posted_tail = r->prev;
     r->next = r->prev = NULL;
+    if (__builtin_expect(r->expects_remote, 0)) {
+        r->expects_remote = false;
+        myr_net_expect_end();
+    }
 }
 
 static void posted_append(myr_match_queues *q, struct myr_mpi_request *r)
@@ -522,18 +527,27 @@ static inline void prefetch_receive_buffer(myr_rank *self, const struct myr_mpi_
 /* Take the first matching message of `self`'s unexpected queue into r, or
  * post r (true: it waits, in the posted queue or for a remote message's
  * data). The envelope (ctx, source,
- * tag) is r's own, passed as values: the callers have them in registers. */
+ * tag) is r's own, passed as values: the callers have them in registers.
+ * A receive that a message of another process may match tells the
+ * network it is awaited (net.h); `waiting`: its caller waits for it now. */
 static inline __attribute__((always_inline)) bool
-take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source, int tag)
+take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source, int tag,
+             bool waiting)
 {
+    bool remote = myr_comm_spans_processes(r->comm);
+    if (__builtin_expect(remote, 0))
+        myr_net_expect_begin(waiting);
     myr_match_queues *q = &self->match;
     myr_spin_lock(&q->lock);
     myr_envelope *e = unexpected_find(q, ctx, source, tag);
     if (e) {
         unexpected_unlink(q, e);
         myr_spin_unlock(&q->lock);
+        if (__builtin_expect(remote, 0))
+            myr_net_expect_end();
         return !take_envelope(r, e);
     }
+    r->expects_remote = remote;
     posted_append(q, r);
     myr_spin_unlock(&q->lock);
     prefetch_receive_buffer(self, r);
@@ -548,7 +562,7 @@ void myr_p2p_start_recv(struct myr_mpi_request *r)
     if (r->peer == MPI_PROC_NULL)
         recv_from_proc_null(r);
     else
-        take_or_post(r->owner, r, r->comm->context_id, r->peer, r->tag);
+        take_or_post(r->owner, r, r->comm->context_id, r->peer, r->tag, false);
 }
 
 void myr_p2p_recv_blocking(myr_rank *self, struct myr_mpi_request *r, void *buf,
@@ -568,7 +582,7 @@ void myr_p2p_recv_blocking(myr_rank *self, struct myr_mpi_request *r, void *buf,
         recv_from_proc_null(r);
         return;
     }
-    if (!take_or_post(self, r, comm->context_id, source, tag))
+    if (!take_or_post(self, r, comm->context_id, source, tag, true))
         return;
     /* myr_request_wait for a solo request that was just posted. */
     if (spin) {
@@ -688,12 +702,22 @@ bool myr_p2p_probe(myr_rank *self, MPI_Comm comm, int source, int tag,
                    bool block, bool take, MPI_Status *status, myr_envelope **msg)
 {
     probe_arg a = {self, comm->context_id, source, tag, take, status, msg};
+    bool remote = myr_comm_spans_processes(comm);
+    /* A message of another process reaches our queues only when someone
+     * drives the network: a nonblocking probe does, once (a loop of them
+     * would otherwise never see it); a blocking one awaits it. */
+    if (__builtin_expect(remote, 0) && !block)
+        myr_net_idle_poll();
     if (probe_once(&a))
         return true;
     if (!block)
         return false;
     myr_wait_note note = {.kind = MYR_WAIT_PROBE, .comm = comm, .peer = source, .tag = tag};
+    if (__builtin_expect(remote, 0))
+        myr_net_expect_begin(true);
     myr_wait_until(self, probe_once, &a, &note);
+    if (__builtin_expect(remote, 0))
+        myr_net_expect_end();
     return true;
 }
 

@@ -68,6 +68,8 @@ struct myr_mpi_request {
     bool solo;                  /* a blocking call's own request, on its stack,
                                    its waiter registered from the start: no
                                    atomic read-modify-write completes it */
+    bool expects_remote;        /* posted, counted by myr_net_expect_begin:
+                                   set whenever it is posted */
     _Atomic(myr_ult_t *) waiter;  /* the ULT blocked on this request alone */
     MPI_Comm comm;
     int peer;                   /* comm rank, MPI_ANY_SOURCE, MPI_PROC_NULL */

@@ -133,6 +133,8 @@ int myr_remote_send(myr_rank *self, const void *buf, int count, MPI_Datatype typ
     /* A copied send is complete before the engine sees it: the request's
      * owner may reuse its buffer (and free the request) at once. */
     bool complete_now = copy && s;
+    if (sync)
+        myr_net_expect_begin(false);   /* its acknowledgement (on_ack) */
     myr_net_send_post(&op->net);
     if (complete_now)
         myr_request_complete(s);
@@ -173,6 +175,7 @@ void myr_remote_ack(const myr_envelope *e)
 static void on_ack(const wire_header *h)
 {
     remote_send *op = (remote_send *)(uintptr_t)h->cookie;
+    myr_net_expect_end();
     if (atomic_fetch_sub(&op->pending, 1) == 1)
         send_finish(op, 0);
 }
@@ -307,7 +310,15 @@ static bool drive_network_when_idle(void)
 }
 
 static const myr_ult_idle_hooks drive_network = {
-    .begin = myr_net_idle_begin, .poll = myr_net_idle_poll, .end = myr_net_idle_end};
+    .begin = myr_net_idle_begin, .poll = myr_net_idle_poll, .end = myr_net_idle_end,
+    .blocked = myr_net_blocked};
+
+static bool no_poll(void) { return false; }
+static void no_end(void) {}
+/* Without driving, a ULT that waits leaves the watching to the comm
+ * thread at once. */
+static const myr_ult_idle_hooks watch_only = {
+    .begin = myr_net_blocked, .poll = no_poll, .end = no_end, .blocked = myr_net_blocked};
 
 int myr_remote_start(void)
 {
@@ -317,8 +328,7 @@ int myr_remote_start(void)
     myr_ult_expect_outside_completions();
     int rc = myr_net_start(on_arrival);
     if (rc == 0)
-        if (drive_network_when_idle())
-            myr_ult_set_idle_hooks(&drive_network);
+        myr_ult_set_idle_hooks(drive_network_when_idle() ? &drive_network : &watch_only);
     return rc;
 }
 

@@ -18,7 +18,7 @@ static const char *versions(char *buf, size_t size)
 }
 
 __attribute__((visibility("default")))
-const myr_net_engine myr_net_engine_v3 = {
+const myr_net_engine myr_net_engine_v4 = {
     .abi = MYR_NET_ENGINE_ABI,
     .place_init = myr_wireup_place_init,
     .publish = myr_wireup_publish,
@@ -34,6 +34,9 @@ const myr_net_engine myr_net_engine_v3 = {
     .idle_begin = myr_ucx_idle_begin,
     .idle_poll = myr_ucx_idle_poll,
     .idle_end = myr_ucx_idle_end,
+    .expect_begin = myr_ucx_expect_begin,
+    .expect_end = myr_ucx_expect_end,
+    .blocked = myr_ucx_blocked,
     .in_flight = myr_ucx_in_flight,
     .eager_limit = myr_ucx_eager_limit,
     .versions = versions,

@@ -8,8 +8,8 @@
 
 #include "net/net.h"
 
-#define MYR_NET_ENGINE_ABI 3
-#define MYR_NET_ENGINE_SYMBOL "myr_net_engine_v3"
+#define MYR_NET_ENGINE_ABI 4
+#define MYR_NET_ENGINE_SYMBOL "myr_net_engine_v4"
 
 /* What the engine is told, read by net.c from the environment (base/env.h
  * is libmyriad's: the engine links none of it, so that no object is in
@@ -39,6 +39,9 @@ typedef struct myr_net_engine {
     void (*idle_begin)(void);
     bool (*idle_poll)(void);
     void (*idle_end)(void);
+    void (*expect_begin)(bool waiting);
+    void (*expect_end)(void);
+    void (*blocked)(void);
     long (*in_flight)(void);
     size_t (*eager_limit)(void);
     const char *(*versions)(char *buf, size_t size);

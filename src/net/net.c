@@ -225,6 +225,21 @@ void myr_net_idle_end(void)
     engine->idle_end();
 }
 
+void myr_net_expect_begin(bool waiting)
+{
+    engine->expect_begin(waiting);
+}
+
+void myr_net_expect_end(void)
+{
+    engine->expect_end();
+}
+
+void myr_net_blocked(void)
+{
+    engine->blocked();
+}
+
 bool myr_net_on_comm_thread(void)
 {
     return engine && engine->on_comm_thread();

@@ -10,12 +10,17 @@
  * queues stay in the core (core/p2p.c), so that MPI_ANY_SOURCE matches a
  * collocated and a remote sender under one lock and one order.
  *
- * Threads. UCX belongs to the communication thread alone (UCS_THREAD_MODE
- * single). Any thread (a rank on a worker, the comm thread itself) posts
- * sends and fetches; they are queued to the comm thread, which wakes for
- * them. Completions (`done`) and arrivals (the receiver) run on the comm
- * thread: they must be short and must not block (no ULT switch, no lock
- * held long); completing an MPI request (myr_request_complete) is fine.
+ * Threads. UCX is driven by one thread at a time: the communication
+ * thread, a worker whose ULT waits for a message (myr_net_idle_poll), or
+ * a poster that finds it free and issues its own command within the
+ * post. Any thread (a rank on a worker, the comm thread itself) posts
+ * sends and fetches; what the poster cannot issue at once is queued to
+ * the comm thread, which wakes for it. Completions (`done`) and arrivals
+ * (the receiver) run on the driving thread, a send's or fetch's `done`
+ * possibly within its own post: they must be short and must not block
+ * (no ULT switch, no lock held long); completing an MPI request
+ * (myr_request_complete) is fine. A poster must not hold a lock that a
+ * `done` takes, and must not touch the operation after the post.
  *
  * One process (no PMIx server in the environment, or a launcher that
  * started one process) needs none of this: myr_net_place_init decides
@@ -93,15 +98,17 @@ typedef struct myr_net_send {
     _Alignas(8) unsigned char hdr[MYR_NET_HEADER_MAX];
     const void *data;                  /* contiguous; may be NULL when len is 0 */
     size_t len;
-    /* On the comm thread, once `data` may be reused (eager: copied out;
-     * rendezvous: transferred). err: 0, or an error the engine printed. */
+    /* On the driving thread, once `data` may be reused (eager: copied
+     * out; rendezvous: transferred). err: 0, or an error the engine
+     * printed. */
     void (*done)(struct myr_net_send *s, int err);
     /* The engine's. */
     struct myr_net_send *_Atomic qnext;
     void *priv;
 } myr_net_send;
 
-/* Queue a send to the comm thread (any thread; it is woken if asleep). */
+/* Issue a send, or queue it to the comm thread (any thread; it is woken
+ * if asleep). */
 void myr_net_send_post(myr_net_send *s);
 
 /* An arriving message, as the receiver sees it (valid during the call). */
@@ -117,8 +124,8 @@ typedef struct myr_net_arrival {
     void *rndv;
 } myr_net_arrival;
 
-/* Called on the comm thread for every message, in the order its sender's
- * process posted them (per pair of processes). */
+/* Called on the driving thread for every message, in the order its
+ * sender's process posted them (per pair of processes). */
 typedef void (*myr_net_receiver)(const myr_net_arrival *m);
 
 /* A fetch of a rendezvous message's data into `buf` (len bytes: the
@@ -156,6 +163,20 @@ bool myr_net_on_comm_thread(void);
 void myr_net_idle_begin(void);
 bool myr_net_idle_poll(void);
 void myr_net_idle_end(void);
+/* The network is watched (by a worker waiting idle for it, else by the
+ * comm thread, armed to wake on network events) only while this process
+ * awaits something from it: operations in flight, or what begin/end
+ * bracket: a posted receive that a message of another process may
+ * match, a blocked probe of such a communicator, a synchronous send's
+ * acknowledgement. Unawaited arrivals stay in the network until a
+ * receive or probe asks (a nonblocking probe polls: myr_net_idle_poll).
+ * waiting: the caller is about to wait for it itself (it then spins as
+ * an idle worker, or blocks: myr_net_blocked), so nobody is woken now. */
+void myr_net_expect_begin(bool waiting);
+void myr_net_expect_end(void);
+/* A ULT blocked: if something is awaited and no worker helps, the comm
+ * thread watches. */
+void myr_net_blocked(void);
 /* Messages sent or fetched and not done yet, plus commands queued: for
  * the reports (something is in flight). */
 long myr_net_in_flight(void);

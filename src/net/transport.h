@@ -18,6 +18,9 @@ bool myr_ucx_on_comm_thread(void);
 void myr_ucx_idle_begin(void);
 bool myr_ucx_idle_poll(void);
 void myr_ucx_idle_end(void);
+void myr_ucx_expect_begin(bool waiting);
+void myr_ucx_expect_end(void);
+void myr_ucx_blocked(void);
 long myr_ucx_in_flight(void);
 size_t myr_ucx_eager_limit(void);
 /* UCX's version and, once started, the transports in use. */

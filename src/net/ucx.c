@@ -1,13 +1,17 @@
 /*
  * ucx.c — the UCX engine and its communication thread.
  *
- * Model. One UCP context and one worker per OS process, created, driven
- * and destroyed by one kernel thread, the comm thread (UCS_THREAD_MODE_
- * SINGLE: nothing else ever calls UCX). Everything else talks to it
- * through two intrusive multi-producer stacks of commands (sends and
- * fetches): a poster pushes with one CAS; the comm thread takes a whole
- * stack with one exchange and reverses it, so commands are issued in the
- * order their pushes took effect.
+ * Model. One UCP context and one worker per OS process, created and
+ * destroyed by one kernel thread, the comm thread. The worker is
+ * UCS_THREAD_MODE_SERIALIZED: one driver at a time (`owner`), which is
+ * the comm thread while it is awake, else whichever thread takes it: a
+ * worker whose ULT waits for a message (myr_ucx_idle_poll), or a poster
+ * issuing its own command. Commands (sends and fetches) go through two
+ * intrusive multi-producer stacks: a poster pushes with one CAS; the
+ * driver takes a whole stack with one exchange and reverses it, so
+ * commands are issued in the order their pushes took effect. A poster
+ * that finds UCX free drives it for that moment and issues the stack
+ * itself: a send then costs no hand-off to another thread.
  *
  * Messages are UCP active messages (one id). The AM header is our wire
  * header (source process, sequence number) followed by the core's header;
@@ -28,25 +32,46 @@
  * rendezvous descriptor) until all before it have been handed to the
  * receiver.
  *
+ * Watching. The network needs a watcher only while this process waits
+ * for it: something is in flight (a command, a send or fetch UCX has not
+ * finished) or expected (myr_ucx_expect_begin: a posted receive of a
+ * communicator spanning processes, a blocked probe, a synchronous send's
+ * acknowledgement). Then a worker spinning for its ULT's message watches
+ * (helpers), or else the comm thread, armed to wake on network events.
+ * With nothing awaited, an arriving message stays in UCX until a receive
+ * or probe asks for it (which watches or polls), or the comm thread's
+ * next nap ends: so in a ping-pong that the waiting workers drive, the
+ * comm thread mostly sleeps and no message makes the peer signal it. Whoever makes the network awaited
+ * while no worker helps (a nonblocking receive, the last helper leaving,
+ * a ULT blocking, a send left in flight) wakes an unarmed comm thread
+ * (watch()).
+ *
  * Comm thread states: RUNNING (drain commands, progress while it makes
- * progress), SPINNING (nothing happened for less than MYR_NET_SPIN_US:
- * keep polling, since the next event is likely close, but after the
- * first 5 us yield the core at each turn: the workers share the cores
- * with this thread, and a worker woken by a completion would otherwise
- * wait for the spin to end, 50 us a hand-off on 2 cores), ASLEEP (in
- * epoll_wait on the worker's event fd and our eventfd). Going to sleep:
- *   1. asleep = 1                       (seq_cst)
- *   2. look at both command stacks      (seq_cst): not empty -> run
- *   3. ucp_worker_arm: UCS_ERR_BUSY (events came after the last
- *      progress) -> run
- *   4. epoll_wait
- * A poster pushes (seq_cst CAS), then reads asleep (seq_cst) and, if set,
- * clears it and writes the eventfd. Either the comm thread's step 2 sees
- * the push, or the poster sees asleep = 1 and wakes it (Dekker with
- * sequentially consistent operations); asleep is 0 whenever the comm
- * thread runs, so posts cost no system call while it is awake. Network
- * events arriving after the last progress are UCX's side of the same
- * race, closed by ucp_worker_arm.
+ * progress), SPINNING (nothing happened for less than MYR_NET_SPIN_US
+ * and something is awaited: keep polling, since the next event is likely
+ * close, but after the first 5 us yield the core at each turn: the
+ * workers share the cores with this thread, and a worker woken by a
+ * completion would otherwise wait for the spin to end, 50 us a hand-off
+ * on 2 cores), ASLEEP_ARMED (in ppoll on the worker's event fd and our
+ * eventfd), ASLEEP (on our eventfd alone: unwatched, or workers watch).
+ * A sleep is bounded (a nap of 100 us, doubled while nothing happens, up
+ * to 50 ms) unless it is armed with nothing in flight: UCX announces no
+ * event when a send it queued for lack of room can go, and unawaited
+ * arrivals should not hold senders up for long. Going to sleep:
+ *   1. sleep_state = ASLEEP              (seq_cst)
+ *   2. look at both command stacks       (seq_cst): not empty -> run
+ *   3. no helper and something awaited: ucp_worker_arm (UCS_ERR_BUSY:
+ *      events came after the last progress -> run), then CAS ASLEEP ->
+ *      ASLEEP_ARMED (failing: a watcher woke us -> run)
+ *   4. ppoll
+ * A poster pushes (seq_cst CAS), then reads sleep_state (seq_cst) and, if
+ * asleep, sets it AWAKE and writes the eventfd. Either the comm thread's
+ * step 2 sees the push, or the poster sees it asleep and wakes it (Dekker
+ * with sequentially consistent operations); the same between a watcher's
+ * count (expected, helpers, in_flight) and step 3. sleep_state is AWAKE
+ * whenever the comm thread runs, so posts cost no system call while it
+ * is awake. Network events arriving after the last progress are UCX's
+ * side of the same race, closed by ucp_worker_arm.
  *
  * Sends and fetches are done when UCX completes them (their callback, or
  * at once when UCX finishes in the call); `done` then runs on the comm
@@ -70,7 +95,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <ucp/api/ucp.h>
@@ -81,6 +106,10 @@
 #define AM_ID 17
 #define ADDRESS_KEY "myr.ucx"
 #define YIELD_AFTER_NS 5000
+/* The comm thread's bounded sleeps (comm_main): from 100 us, doubled
+ * while nothing happens, up to 50 ms. */
+#define NAP_MIN_NS 100000LL
+#define NAP_MAX_NS 50000000LL
 /* How long stop waits for endpoints to flush before leaving them to
  * ucp_worker_destroy (a peer that is already gone never answers). */
 #define CLOSE_DEADLINE_NS (5LL * 1000000000)
@@ -144,7 +173,7 @@ static struct {
     bool first_ep_described;
     /* For MYR_VERBOSE=1's line at stop. */
     long sent_eager, sent_rndv, arrived, held_early, sleeps, poster_wakes;
-    int wfd, epfd;
+    int wfd;
     void *address;                /* our worker address, for start to publish */
     size_t address_len;
     int init_status;              /* 0 or -1, for start */
@@ -159,11 +188,15 @@ static pthread_t comm_thread;
 static bool started;
 static sem_t init_done;
 static __thread bool on_comm;
+static __thread bool driving;    /* this thread owns UCX in a pass */
 
 /* Shared between posters and the comm thread; each on its own line. */
 static _Alignas(64) myr_net_send *_Atomic send_head;
 static _Alignas(64) myr_net_fetch *_Atomic fetch_head;
-static _Alignas(64) atomic_bool asleep;
+/* AWAKE, or ASLEEP with: ARMED (UCX's events wake it), UNBOUNDED (no nap
+ * limit). */
+enum { AWAKE = 0, ASLEEP = 1, ARMED = 2, UNBOUNDED = 4 };
+static _Alignas(64) atomic_int sleep_state;
 /* Who drives UCX (1: taken): the comm thread while it is awake, or, while
  * it sleeps, a worker whose ULT waits for a message (myr_ucx_idle_poll).
  * UCX's worker is SERIALIZED: one driver at a time, any thread. */
@@ -172,6 +205,9 @@ static _Alignas(64) atomic_int owner;
  * to them instead of spinning, and sleeps unarmed until the last leaves. */
 static _Alignas(64) atomic_int helpers;
 static _Alignas(64) atomic_long in_flight;
+/* What the core waits for that no operation of ours tracks (see the
+ * top comment). */
+static _Alignas(64) atomic_long expected;
 static _Alignas(64) atomic_int closing;      /* stop: close and leave */
 static atomic_bool leaving;      /* past our last operation: peers may close */
 
@@ -194,14 +230,70 @@ static long long now_ns(void)
 
 /* ---- commands: posting and waking ----------------------------------- */
 
+static void write_wake_fd(void)
+{
+    uint64_t one = 1;
+    ssize_t n = write(wake_fd, &one, sizeof one);
+    (void)n;  /* the eventfd cannot overflow: read after every wake */
+}
+
 static void wake(void)
 {
-    /* Only the poster that clears the flag writes: one syscall per sleep. */
-    if (atomic_load(&asleep) && atomic_exchange(&asleep, false)) {
-        uint64_t one = 1;
-        ssize_t n = write(wake_fd, &one, sizeof one);
-        (void)n;  /* the eventfd cannot overflow: read after every wake */
+    /* Only the poster that sets it awake writes: one syscall per sleep. */
+    if (atomic_load(&sleep_state) != AWAKE && atomic_exchange(&sleep_state, AWAKE) != AWAKE)
+        write_wake_fd();
+}
+
+static bool awaited(void)
+{
+    return atomic_load(&expected) > 0 || atomic_load(&in_flight) > 0 ||
+           atomic_load(&closing);
+}
+
+/* Wake the comm thread if it sleeps in a way that no longer fits: unarmed
+ * while something is awaited and no worker helps (armed, it watches), or
+ * without a limit while something is in flight (see comm_main's nap). */
+static void watch(void)
+{
+    int s = atomic_load(&sleep_state);
+    if (s == AWAKE)
+        return;
+    bool unwatched = !(s & ARMED) && atomic_load(&helpers) == 0 && awaited();
+    bool unbounded = (s & UNBOUNDED) && atomic_load(&in_flight) > 0;
+    if ((unwatched || unbounded) && atomic_compare_exchange_strong(&sleep_state, &s, AWAKE))
+        write_wake_fd();
+}
+
+static bool take_ucx(void);
+static void give_ucx(void);
+static bool drain_commands(void);
+
+/* A driver other than the comm thread is done with UCX. What was posted
+ * while it drove (an acknowledgement sent from an arrival, say) and is
+ * still queued goes to the comm thread, armed or not: no network event
+ * would wake it for a command. */
+static void hand_back_ucx(void)
+{
+    driving = false;
+    give_ucx();
+    if (atomic_load(&send_head) || atomic_load(&fetch_head))
+        wake();
+}
+
+/* After a push: the driver of the moment issues it; else this thread,
+ * if UCX is free; else wake the comm thread. */
+static void after_post(void)
+{
+    if (on_comm || driving)
+        return;   /* our own pass takes it */
+    if (started && !atomic_load_explicit(&closing, memory_order_relaxed) && take_ucx()) {
+        driving = true;
+        drain_commands();
+        hand_back_ucx();
+        watch();  /* a send UCX did not finish at once */
+        return;
     }
+    wake();
 }
 
 void myr_ucx_send_post(myr_net_send *s)
@@ -211,7 +303,7 @@ void myr_ucx_send_post(myr_net_send *s)
     do
         atomic_store_explicit(&s->qnext, h, memory_order_relaxed);
     while (!atomic_compare_exchange_weak(&send_head, &h, s));
-    wake();
+    after_post();
 }
 
 void myr_ucx_fetch_post(myr_net_fetch *f)
@@ -221,7 +313,24 @@ void myr_ucx_fetch_post(myr_net_fetch *f)
     do
         atomic_store_explicit(&f->qnext, h, memory_order_relaxed);
     while (!atomic_compare_exchange_weak(&fetch_head, &h, f));
-    wake();
+    after_post();
+}
+
+void myr_ucx_expect_begin(bool waiting)
+{
+    atomic_fetch_add(&expected, 1);
+    if (!waiting)
+        watch();
+}
+
+void myr_ucx_expect_end(void)
+{
+    atomic_fetch_sub_explicit(&expected, 1, memory_order_relaxed);
+}
+
+void myr_ucx_blocked(void)
+{
+    watch();
 }
 
 static void operation_ended(void)
@@ -808,14 +917,6 @@ static int ucx_init(void)
                 ucs_status_string(st));
         return -1;
     }
-    E.epfd = epoll_create1(EPOLL_CLOEXEC);
-    struct epoll_event ev = {.events = EPOLLIN, .data.fd = E.wfd};
-    struct epoll_event wev = {.events = EPOLLIN, .data.fd = wake_fd};
-    if (E.epfd < 0 || epoll_ctl(E.epfd, EPOLL_CTL_ADD, E.wfd, &ev) != 0 ||
-        epoll_ctl(E.epfd, EPOLL_CTL_ADD, wake_fd, &wev) != 0) {
-        fprintf(stderr, "myriad: epoll for the comm thread failed: %s\n", strerror(errno));
-        return -1;
-    }
     ucp_address_t *address;
     st = ucp_worker_get_address(E.worker, &address, &E.address_len);
     if (st != UCS_OK) {
@@ -838,11 +939,8 @@ static void ucx_fini(void)
         ucp_worker_destroy(E.worker);
     if (E.context)
         ucp_cleanup(E.context);
-    if (E.epfd >= 0)
-        close(E.epfd);
     E.worker = NULL;
     E.context = NULL;
-    E.epfd = -1;
 }
 
 static bool take_ucx(void)
@@ -875,57 +973,73 @@ void myr_ucx_idle_begin(void)
 
 void myr_ucx_idle_end(void)
 {
-    /* The last helper hands UCX back: the comm thread must arm it. */
+    /* The last helper leaves: the comm thread watches, if need be. */
     if (atomic_fetch_sub(&helpers, 1) == 1)
-        wake();
+        watch();
 }
 
 bool myr_ucx_idle_poll(void)
 {
     if (!started || atomic_load_explicit(&closing, memory_order_relaxed) || !take_ucx())
         return false;
+    driving = true;
     bool busy = false;
     for (int pass = 0; pass < 4 && engine_pass(); pass++)
         busy = true;
-    give_ucx();
+    hand_back_ucx();
     return busy;
 }
 
-/* Sleep until a command or a network event (see the top comment). While
- * workers drive UCX (helpers), sleep unarmed: they see its events; the
- * last of them wakes us (idle_end), and we arm then. */
-static void sleep_until_event(void)
+/* Sleep until a command or a network event (see the top comment), or
+ * for at most nap_ns while something is in flight or nothing is expected
+ * (comm_main says why). Armed only when a watcher is needed (no helper,
+ * something awaited). True when the nap ran out. */
+static bool sleep_until_event(long long nap_ns)
 {
-    atomic_store(&asleep, true);
+    atomic_store(&sleep_state, ASLEEP);
     if (atomic_load(&send_head) || atomic_load(&fetch_head) || atomic_load(&closing)) {
-        atomic_store(&asleep, false);
-        return;
+        atomic_store(&sleep_state, AWAKE);
+        return false;
     }
-    ucs_status_t st = UCS_OK;
-    bool armed = atomic_load(&helpers) == 0;
+    if (atomic_load(&in_flight) == 0 && atomic_load(&expected) > 0)
+        nap_ns = -1;
+    bool armed = atomic_load(&helpers) == 0 && awaited();
     if (armed) {
-        st = ucp_worker_arm(E.worker);
+        ucs_status_t st = ucp_worker_arm(E.worker);
         if (st == UCS_ERR_BUSY) {
-            atomic_store(&asleep, false);
-            return;
+            atomic_store(&sleep_state, AWAKE);
+            return false;
         }
+        if (st != UCS_OK && (nap_ns < 0 || nap_ns > NAP_MIN_NS))
+            nap_ns = NAP_MIN_NS;  /* UCX cannot wake us: poll gently, never hang */
+    }
+    /* After the counts were read (watch() reads them after its own change). */
+    int s = ASLEEP;
+    if (!atomic_compare_exchange_strong(&sleep_state, &s,
+                                        ASLEEP | (armed ? ARMED : 0) |
+                                            (nap_ns < 0 ? UNBOUNDED : 0))) {
+        atomic_store(&sleep_state, AWAKE);  /* a watcher's write is read later */
+        return false;
     }
     E.sleeps++;
-    struct epoll_event ev[2];
     give_ucx();
-    /* If arming failed, UCX cannot wake us: poll gently instead of hanging. */
-    int n = epoll_wait(E.epfd, ev, 2, !armed || st == UCS_OK ? -1 : 1);
-    atomic_store(&asleep, false);
+    /* Unarmed, UCX's descriptor may stay readable from an earlier event
+     * (only arming drains it): watch our eventfd alone then, or this would
+     * be a busy loop on a CPU the workers need. */
+    struct pollfd fds[2] = {{.fd = wake_fd, .events = POLLIN},
+                            {.fd = E.wfd, .events = POLLIN}};
+    struct timespec t = {nap_ns / 1000000000LL, nap_ns % 1000000000LL};
+    int n = ppoll(fds, armed ? 2 : 1, nap_ns < 0 ? NULL : &t, NULL);
+    atomic_store(&sleep_state, AWAKE);
     while (!take_ucx())
         sched_yield();   /* a helper is in a pass: short */
-    for (int i = 0; i < n; i++) {
-        if (ev[i].data.fd == wake_fd) {
-            E.poster_wakes++;
-            uint64_t count;
-            ssize_t r = read(wake_fd, &count, sizeof count);
-            (void)r;  /* EAGAIN: a poster's write already consumed */
-        }
+    if (n > 0 && (fds[0].revents & POLLIN)) {
+        E.poster_wakes++;
+        uint64_t count;
+        ssize_t r = read(wake_fd, &count, sizeof count);
+        (void)r;  /* EAGAIN: a poster's write already consumed */
     }
+    return n == 0;
 }
 
 /* Stop: flush and close every endpoint, then let UCX go. */
@@ -1006,17 +1120,19 @@ static void *comm_main(void *arg)
     }
     while (!take_ucx())
         sched_yield();
-    long long last = now_ns();
+    long long last = now_ns(), nap = NAP_MIN_NS;
     for (;;) {
         bool busy = engine_pass();
         if (busy) {
             last = now_ns();
+            nap = NAP_MIN_NS;
             continue;
         }
         if (atomic_load(&closing))
             break;
         long long idle = now_ns() - last;
-        if (idle < spin_ns && atomic_load_explicit(&helpers, memory_order_relaxed) == 0) {
+        if (idle < spin_ns && atomic_load_explicit(&helpers, memory_order_relaxed) == 0 &&
+            awaited()) {
             /* Spinning is a bet, not a claim: past the first microseconds
              * (an answer that comes at once), a worker woken by our last
              * completion (or computing) on this core runs first. */
@@ -1024,7 +1140,13 @@ static void *comm_main(void *arg)
                 sched_yield();
             continue;
         }
-        sleep_until_event();
+        /* A bounded nap while anything is unfinished: UCX holds a send it
+         * had no room for (the receiver's queue was full) until a local
+         * progress, which no event announces; and unawaited arrivals are
+         * taken into the core's queues now and then, so that senders are
+         * not held up by them for long. Doubled while nothing happens. */
+        if (sleep_until_event(nap))
+            nap = nap < NAP_MAX_NS / 2 ? 2 * nap : NAP_MAX_NS;
         last = now_ns();
     }
     close_endpoints();
@@ -1050,7 +1172,7 @@ int myr_ucx_start(myr_net_receiver receiver, const myr_net_settings *settings)
     spin_ns = settings->spin_us * 1000LL;
     verbose = settings->verbose;
     E = (typeof(E)){.nprocs = place->nprocs, .self = place->proc, .place = place,
-                    .receiver = receiver, .epfd = -1, .wfd = -1};
+                    .receiver = receiver, .wfd = -1};
     E.peers = calloc((size_t)E.nprocs, sizeof *E.peers);
     wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (!E.peers || wake_fd < 0) {

@@ -89,12 +89,14 @@ MYR_ULT_HIDDEN void myr_ult_expect_outside_completions(void);
 /* Work an idle worker can do for a layer above while one of its ULTs
  * spins waiting (myr_ult_spin_while_idle): drive the network itself, so
  * that a completion needs no other thread. begin/end bracket a spin; poll
- * runs every few turns of it (true: it did something). Set once, before
- * the ULTs that wait start. */
+ * runs every few turns of it (true: it did something); blocked runs when
+ * a ULT suspends (it stops watching: someone else may have to). Set once,
+ * before the ULTs that wait start. */
 typedef struct myr_ult_idle_hooks {
     void (*begin)(void);
     bool (*poll)(void);
     void (*end)(void);
+    void (*blocked)(void);
 } myr_ult_idle_hooks;
 MYR_ULT_HIDDEN void myr_ult_set_idle_hooks(const myr_ult_idle_hooks *hooks);
 /* The same, waiting for *word to differ from `old` (a generation count). */

@@ -770,6 +770,10 @@ static void cb_suspend(void *arg)
 
 int myr_ult_suspend_internal(void)
 {
+    const myr_ult_idle_hooks *hooks =
+        atomic_load_explicit(&myr_rt.idle_hooks, memory_order_relaxed);
+    if (__builtin_expect(hooks != NULL, 0))
+        hooks->blocked();
     myr_worker *w = myr_worker_current();
     myr_ult *cur = w ? w->current : NULL;
     if (!cur)
