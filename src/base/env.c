@@ -128,7 +128,8 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
     [MYR_ENV_NET_IDLE_DRIVE] = {
         "MYR_NET_IDLE_DRIVE", "1",
         "`1`: a worker whose only ULT waits for a message drives the network "
-        "itself while it spins (MYR_SPIN_US), so that a blocking exchange "
+        "itself while it spins (MYR_SPIN_US), and a send finding the network "
+        "free is issued by its own thread, so that a blocking exchange "
         "between processes pays no hand-off to the comm thread; `0`: the comm "
         "thread alone does (for comparison)."},
 };

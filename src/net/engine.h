@@ -19,6 +19,7 @@ typedef struct myr_net_settings {
     long spin_us;              /* MYR_NET_SPIN_US */
     bool verbose;              /* MYR_VERBOSE: statistics at stop */
     bool by_mpiexec;           /* MYR_MPIEXEC_PMIX: the server is mpiexec's */
+    bool others_drive;         /* MYR_NET_IDLE_DRIVE: posters may issue */
 } myr_net_settings;
 
 typedef struct myr_net_engine {

@@ -119,6 +119,8 @@ static int read_settings(void)
     v = myr_env_get(MYR_ENV_VERBOSE);
     settings.verbose = v && strcmp(v, "0") != 0;
     settings.by_mpiexec = myr_env_get(MYR_ENV_MPIEXEC_PMIX) != NULL;
+    v = myr_env_get(MYR_ENV_NET_IDLE_DRIVE);
+    settings.others_drive = !v || strcmp(v, "0") != 0;
     return 0;
 }
 

@@ -183,12 +183,16 @@ static struct {
 static size_t eager_limit;       /* myr_net_settings (net.c reads them) */
 static long long spin_ns;
 static bool verbose;
+static bool posters_drive;
 static int wake_fd = -1;
 static pthread_t comm_thread;
 static bool started;
 static sem_t init_done;
-static __thread bool on_comm;
-static __thread bool driving;    /* this thread owns UCX in a pass */
+/* initial-exec: read on every poll of a waiting worker; two bytes of the
+ * static TLS surplus that a dlopen'ed library may use. */
+static __thread bool on_comm __attribute__((tls_model("initial-exec")));
+static __thread bool driving    /* this thread owns UCX in a pass */
+    __attribute__((tls_model("initial-exec")));
 
 /* Shared between posters and the comm thread; each on its own line. */
 static _Alignas(64) myr_net_send *_Atomic send_head;
@@ -286,7 +290,8 @@ static void after_post(void)
 {
     if (on_comm || driving)
         return;   /* our own pass takes it */
-    if (started && !atomic_load_explicit(&closing, memory_order_relaxed) && take_ucx()) {
+    if (posters_drive && started && !atomic_load_explicit(&closing, memory_order_relaxed) &&
+        take_ucx()) {
         driving = true;
         drain_commands();
         hand_back_ucx();
@@ -983,9 +988,16 @@ bool myr_ucx_idle_poll(void)
     if (!started || atomic_load_explicit(&closing, memory_order_relaxed) || !take_ucx())
         return false;
     driving = true;
-    bool busy = false;
-    for (int pass = 0; pass < 4 && engine_pass(); pass++)
+    /* One progress: the waiting ULT looks at its request right after
+     * (the comm thread's passes loop until nothing moves instead). What
+     * the arrivals posted (acknowledgements) goes out before we leave. */
+    bool busy = drain_commands();
+    if (ucp_worker_progress(E.worker)) {
         busy = true;
+        drain_commands();
+    }
+    if (E.close_failed)
+        close_failed_endpoints();
     hand_back_ucx();
     return busy;
 }
@@ -1171,6 +1183,7 @@ int myr_ucx_start(myr_net_receiver receiver, const myr_net_settings *settings)
     eager_limit = settings->eager_bytes;
     spin_ns = settings->spin_us * 1000LL;
     verbose = settings->verbose;
+    posters_drive = settings->others_drive;
     E = (typeof(E)){.nprocs = place->nprocs, .self = place->proc, .place = place,
                     .receiver = receiver, .wfd = -1};
     E.peers = calloc((size_t)E.nprocs, sizeof *E.peers);

@@ -575,7 +575,7 @@ static inline bool spin_while_idle(const void *word, unsigned value,
             result = false;
             break;
         }
-        if (hooks && round % 8 == 7 && hooks->poll())
+        if (hooks && hooks->poll())
             until = 0;   /* it moved: the spin's budget starts again */
         if (round % 64 == 63) {
             long now = now_ns();
