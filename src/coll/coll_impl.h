@@ -152,6 +152,14 @@ static inline bool coll_spans_processes(MPI_Comm comm)
  * `a` NULL: a barrier. */
 int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why);
 /* myr_coll_comm_split of such a parent. */
+/* The shared object of a new communicator spanning processes, for its
+ * `here` members in this process (NULL: out of memory; map released). */
+myr_comm_shared *coll_procs_shared_new(myr_rankmap *map, int here, unsigned ctx);
+/* MPI_Comm_create_group of a group spanning processes: its rank 0 takes a
+ * context id and tells every member (point-to-point on the parent's
+ * creation context, with the call's tag); *ctx is the id. */
+int coll_procs_group_context(unsigned parent_ctx, myr_rank *self, MPI_Group group, int me,
+                             int tag, unsigned *ctx, const char **why);
 int coll_procs_split(MPI_Comm parent, myr_rank *self, int color, int key, MPI_Comm *out,
                      const char **why);
 

@@ -21,7 +21,11 @@
  * must be equal), mark their rank as joined and take it without waiting;
  * the last to join removes the entry. A rank skips entries it has already
  * joined, so repeated calls with the same group and tag pair up in order
- * (MPI requires the members to make them in the same order).
+ * (MPI requires the members to make them in the same order). A group
+ * spanning OS processes first agrees on its context id across them
+ * (coll/procs.c: its rank 0 takes one from its process's range, unique in
+ * the job, and tells the others); each process's members then meet here
+ * under that id and build their process's share of the communicator.
  */
 #include "coll/coll_impl.h"
 
@@ -31,15 +35,6 @@
 static void shared_coll_free(void *coll)
 {
     coll_state_free(coll);
-}
-
-/* MPI_Comm_create_group of a group whose ranks live in several OS
- * processes has no parent to agree through; until it has (issue 18), it
- * fails cleanly. */
-static int across_processes(const char **why)
-{
-    *why = "MPI_Comm_create_group of ranks of several OS processes is not supported yet";
-    return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
 myr_comm_shared *coll_shared_build(myr_rankmap *map, int refs)
@@ -198,8 +193,11 @@ static bool same_members(const myr_rankmap *m, MPI_Group g)
 
 /* A new entry holding a new communicator of g's ranks; NULL when out of
  * memory. Called under the bucket's lock (the one allocation of the
- * creation; the other members only read it). */
-static rdv_entry *rdv_entry_new(unsigned ctx, int tag, MPI_Group g)
+ * creation; the other members only read it). spanning_ctx: the context id
+ * of a group spanning processes, `here` of whose members are ours; 0: a
+ * group of this process. */
+static rdv_entry *rdv_entry_new(unsigned ctx, int tag, MPI_Group g, unsigned spanning_ctx,
+                                int here)
 {
     rdv_entry *e = malloc(sizeof *e);
     unsigned char *marks = calloc((size_t)g->size, 1);
@@ -212,7 +210,8 @@ static rdv_entry *rdv_entry_new(unsigned ctx, int tag, MPI_Group g)
     }
     for (int i = 0; i < g->size; i++)
         map->world[i] = myr_group_world(g, i);
-    myr_comm_shared *sh = coll_shared_build(map, g->size);
+    myr_comm_shared *sh = spanning_ctx ? coll_procs_shared_new(map, here, spanning_ctx)
+                                       : coll_shared_build(map, g->size);
     if (!sh) {
         free(e);
         free(marks);
@@ -230,13 +229,26 @@ int myr_coll_comm_create_group(MPI_Comm parent, myr_rank *self, MPI_Group group,
     int me = myr_group_rank_of(group, self->world_rank);
     if (me == MPI_UNDEFINED)
         return MPI_SUCCESS;
-    if (__builtin_expect(myr_the_job.multiprocess, 0))
-        for (int i = 0; i < group->size; i++)
-            if (!myr_job_rank(myr_group_world(group, i)))
-                return across_processes(why);
     if (group->size == 1)
         return comm_alone(self, out, why);
-    unsigned ctx = parent->context_id;
+    /* A group in several processes: its rank 0 takes the new context id
+     * (unique in the job) and tells the others; the members of each
+     * process then meet here under that id instead of the parent's. */
+    int here = group->size;
+    unsigned spanning_ctx = 0;
+    if (__builtin_expect(myr_the_job.multiprocess, 0)) {
+        here = 0;
+        for (int i = 0; i < group->size; i++)
+            here += myr_job_rank(myr_group_world(group, i)) != NULL;
+        if (here < group->size) {
+            int err = coll_procs_group_context(parent->context_id, self, group, me, tag,
+                                               &spanning_ctx, why);
+            if (err)
+                return err;
+            tag = 0;
+        }
+    }
+    unsigned ctx = spanning_ctx ? spanning_ctx : parent->context_id;
     unsigned h = ctx * 0x9e3779b1u ^ (unsigned)tag * 0x85ebca6bu ^
                  (unsigned)group->size * 0xc2b2ae35u ^ (unsigned)myr_group_world(group, 0);
     rdv_bucket *b = &rdv_table[(h ^ h >> 16) % RDV_BUCKETS];
@@ -247,7 +259,7 @@ int myr_coll_comm_create_group(MPI_Comm parent, myr_rank *self, MPI_Group group,
             same_members(e->members, group))
             break;
     if (!e) {
-        e = rdv_entry_new(ctx, tag, group);
+        e = rdv_entry_new(ctx, tag, group, spanning_ctx, here);
         if (!e) {
             myr_spin_unlock(&b->lock);
             return out_of_memory(why);
@@ -256,7 +268,7 @@ int myr_coll_comm_create_group(MPI_Comm parent, myr_rank *self, MPI_Group group,
     }
     e->marks[me] = 1;
     myr_comm_shared *sh = e->shared;
-    if (++e->joined == group->size) {
+    if (++e->joined == here) {
         *link = e->next;
         free(e->marks);
         free(e);

@@ -183,8 +183,13 @@ typedef struct call {
 } call;
 
 /* Library contexts: the neighbour collectives use id | LIBRARY; these
- * use id | LIBRARY | 0x40000000 (ids count up from 2 and reach neither). */
+ * use id | LIBRARY | 0x40000000, and MPI_Comm_create_group across
+ * processes id | 0x40000000 (created ids, counted from 2 or taken from a
+ * process's range below MYR_CONTEXT_SPANNING's bit, reach none of these
+ * bits; the ids of the members' sub communicators, which have bit 30, never
+ * carry a message). */
 #define PROCS_CONTEXT (MYR_CONTEXT_LIBRARY | 0x40000000u)
+#define GROUP_CONTEXT 0x40000000u
 
 static void call_init(call *c, MPI_Comm comm, myr_rank *self)
 {
@@ -203,11 +208,10 @@ enum {
 
 /* ---- point-to-point on the library's context ------------------------------- */
 
-static int lib_send(myr_rank *self, call *c, const void *buf, int count, MPI_Datatype type,
-                    int to, int tag)
+static int comm_send(myr_rank *self, MPI_Comm comm, const void *buf, int count,
+                     MPI_Datatype type, int to, int tag)
 {
-    int err = myr_p2p_send_blocking(self, buf, count, type, to, tag, &c->lib,
-                                    MYR_MODE_STANDARD);
+    int err = myr_p2p_send_blocking(self, buf, count, type, to, tag, comm, MYR_MODE_STANDARD);
     if (err != MYR_P2P_NEEDS_REQUEST)
         return err;
     struct myr_mpi_request r;
@@ -217,7 +221,7 @@ static int lib_send(myr_rank *self, call *c, const void *buf, int count, MPI_Dat
     r.type = type;
     r.peer = to;
     r.tag = tag;
-    r.comm = &c->lib;
+    r.comm = comm;
     r.mode = MYR_MODE_STANDARD;
     err = myr_p2p_start_send(&r);
     if (!err)
@@ -235,12 +239,24 @@ static int recv_result(const struct myr_mpi_request *r, const char **why)
     return r->status.MPI_ERROR;
 }
 
+static int comm_recv(myr_rank *self, MPI_Comm comm, void *buf, int count,
+                     MPI_Datatype type, int from, int tag, const char **why)
+{
+    _Alignas(64) struct myr_mpi_request r;
+    myr_p2p_recv_blocking(self, &r, buf, count, type, from, tag, comm);
+    return recv_result(&r, why);
+}
+
+static int lib_send(myr_rank *self, call *c, const void *buf, int count, MPI_Datatype type,
+                    int to, int tag)
+{
+    return comm_send(self, &c->lib, buf, count, type, to, tag);
+}
+
 static int lib_recv(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type,
                     int from, int tag, const char **why)
 {
-    _Alignas(64) struct myr_mpi_request r;
-    myr_p2p_recv_blocking(self, &r, buf, count, type, from, tag, &c->lib);
-    return recv_result(&r, why);
+    return comm_recv(self, &c->lib, buf, count, type, from, tag, why);
 }
 
 /* A receive left running while the caller sends (pairwise exchanges). */
@@ -757,8 +773,37 @@ int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const 
  * theirs after a barrier among them. */
 
 /* The leader's part: table[r] = (color, key) of parent rank r. */
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* How many distinct colors other than MPI_UNDEFINED the (color, key)
+ * table of n ranks holds (at least 1: a block is never empty). */
+static unsigned distinct_colors(const int *table, int n)
+{
+    int *colors = malloc((size_t)(n ? n : 1) * sizeof *colors);
+    if (!colors)
+        return (unsigned)n;   /* one per rank: enough */
+    int m = 0;
+    for (int r = 0; r < n; r++)
+        if (table[2 * r] != MPI_UNDEFINED)
+            colors[m++] = table[2 * r];
+    qsort(colors, (size_t)m, sizeof *colors, int_cmp);
+    unsigned k = 0;
+    for (int i = 0; i < m; i++)
+        k += i == 0 || colors[i] != colors[i - 1];
+    free(colors);
+    return k ? k : 1;
+}
+
 static int split_build(call *c, const int *table, unsigned ctx_base, const char **why)
 {
+    if (ctx_base == 0) {
+        *why = "this process has no context ids left for communicators spanning processes";
+        return MPI_ERR_INTERN;
+    }
     coll_span *sp = c->sp;
     int n = sp->size;
     split_item *e = malloc((size_t)(n ? n : 1) * sizeof *e);
@@ -785,23 +830,9 @@ static int split_build(call *c, const int *table, unsigned ctx_base, const char 
                 map->world[k - i] = c->comm->kind == MYR_COMM_WORLD
                                         ? e[k].rank : c->comm->members[e[k].rank];
             unsigned ctx = ctx_base + color_index;
-            myr_comm_shared *sh = NULL;
             bool spans = here != j - i;
-            if (!spans) {
-                sh = coll_shared_build_ctx(map, here, ctx);
-            } else if (map) {
-                coll_span *nsp = span_build(map->world, map->size);
-                sh = nsp ? myr_comm_shared_new_ctx(map, here, ctx) : NULL;
-                if (sh) {
-                    sh->spanning = true;
-                    sh->coll = nsp;
-                    sh->coll_free = span_free_cb;
-                } else {
-                    span_free(nsp);
-                    if (!nsp)
-                        myr_rankmap_release(map);
-                }
-            }
+            myr_comm_shared *sh = spans ? coll_procs_shared_new(map, here, ctx)
+                                        : coll_shared_build_ctx(map, here, ctx);
             if (!sh) {
                 err = no_memory(why);
                 break;
@@ -812,8 +843,56 @@ static int split_build(call *c, const int *table, unsigned ctx_base, const char 
         }
         i = j;
     }
-    myr_context_ids_skip_to(ctx_base + color_index);
     free(e);
+    return err;
+}
+
+/* The shared object of the members in this process (`here` of them) of a
+ * new communicator spanning processes. NULL when out of memory (map is
+ * released then). */
+myr_comm_shared *coll_procs_shared_new(myr_rankmap *map, int here, unsigned ctx)
+{
+    coll_span *nsp = map ? span_build(map->world, map->size) : NULL;
+    if (!nsp) {
+        myr_rankmap_release(map);
+        return NULL;
+    }
+    myr_comm_shared *sh = myr_comm_shared_new_ctx(map, here, ctx);  /* failing, releases map */
+    if (!sh) {
+        span_free(nsp);
+        return NULL;
+    }
+    sh->spanning = true;
+    sh->coll = nsp;
+    sh->coll_free = span_free_cb;
+    return sh;
+}
+
+int coll_procs_group_context(unsigned parent_ctx, myr_rank *self, MPI_Group group, int me,
+                             int tag, unsigned *ctx, const char **why)
+{
+    /* Job ranks address the members: a copy of MPI_COMM_WORLD's handle
+     * on the parent's creation context. */
+    struct myr_mpi_comm via = myr_mpi_comm_world;
+    via.context_id = parent_ctx | GROUP_CONTEXT;
+    int err = MPI_SUCCESS;
+    if (me == 0) {
+        /* 0 (none left) goes out too: every member then fails alike. */
+        *ctx = myr_context_ids_spanning(1);
+        for (int i = 1; i < group->size; i++) {
+            int e = comm_send(self, &via, ctx, 1, MPI_UNSIGNED, myr_group_world(group, i),
+                              tag);
+            err = err ? err : e;
+        }
+        if (err)
+            *why = "a message between OS processes failed";
+    } else {
+        err = comm_recv(self, &via, ctx, 1, MPI_UNSIGNED, myr_group_world(group, 0), tag, why);
+    }
+    if (!err && *ctx == 0) {
+        *why = "no context ids left for communicators spanning processes";
+        err = MPI_ERR_INTERN;
+    }
     return err;
 }
 
@@ -845,30 +924,26 @@ int coll_procs_split(MPI_Comm parent, myr_rank *self, int color, int key, MPI_Co
             table[2 * sp->local_rank[i]] = local_pairs[2 * i];
             table[2 * sp->local_rank[i] + 1] = local_pairs[2 * i + 1];
         }
-        /* The leaders' blocks to the first leader, which also takes the
-         * largest next context id, and the whole table back to all. */
-        unsigned next = myr_context_ids_next(0);
+        /* The leaders' blocks to the first leader, which also takes a
+         * context id per color from its process's range, and the whole
+         * table back to all. */
         int first = sp->leader[0];
         if (c.me == first) {
             int *block = malloc((size_t)n * 2 * sizeof *block);
             if (!block)
                 err = no_memory(why);
             for (int q = 1; q < sp->nprocs && !err; q++) {
-                unsigned theirs;
-                err = lib_recv(self, &c, &theirs, 1, MPI_UNSIGNED, sp->leader[q], TAG_SPLIT,
-                               why);
-                if (!err)
-                    err = lib_recv(self, &c, block, sp->proc_count[q] * 3, MPI_INT,
-                                   sp->leader[q], TAG_SPLIT, why);
+                err = lib_recv(self, &c, block, sp->proc_count[q] * 3, MPI_INT,
+                               sp->leader[q], TAG_SPLIT, why);
                 for (int k = 0; !err && k < sp->proc_count[q]; k++) {
                     int r = block[3 * k];
                     table[2 * r] = block[3 * k + 1];
                     table[2 * r + 1] = block[3 * k + 2];
                 }
-                next = theirs > next ? theirs : next;
             }
             free(block);
-            table[2 * n] = (int)next;
+            /* 0 (none left) goes out too: every leader then fails alike. */
+            table[2 * n] = err ? 0 : (int)myr_context_ids_spanning(distinct_colors(table, n));
         } else {
             int *block = malloc((size_t)sp->nlocal * 3 * sizeof *block);
             if (!block)
@@ -878,8 +953,6 @@ int coll_procs_split(MPI_Comm parent, myr_rank *self, int color, int key, MPI_Co
                 block[3 * i + 1] = local_pairs[2 * i];
                 block[3 * i + 2] = local_pairs[2 * i + 1];
             }
-            if (!err)
-                err = lib_send(self, &c, &next, 1, MPI_UNSIGNED, first, TAG_SPLIT);
             if (!err)
                 err = lib_send(self, &c, block, sp->nlocal * 3, MPI_INT, first, TAG_SPLIT);
             free(block);

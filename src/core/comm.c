@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/net.h"
+
 struct myr_mpi_comm myr_mpi_comm_world = {
     .magic = MYR_MAGIC_COMM, .kind = MYR_COMM_WORLD, .context_id = 0,
     .size = 0, .name = "MPI_COMM_WORLD"};
@@ -39,13 +41,17 @@ unsigned myr_context_ids_next(unsigned n)
     return atomic_fetch_add_explicit(&next_context_id, n, memory_order_relaxed);
 }
 
-void myr_context_ids_skip_to(unsigned next)
+unsigned myr_context_ids_spanning(unsigned n)
 {
-    unsigned now = atomic_load_explicit(&next_context_id, memory_order_relaxed);
-    while (now < next && !atomic_compare_exchange_weak_explicit(
-                             &next_context_id, &now, next, memory_order_relaxed,
-                             memory_order_relaxed)) {
-    }
+    static _Atomic unsigned next_spanning;
+    unsigned proc_bits = 0;
+    while ((1u << proc_bits) < (unsigned)myr_net_the_place.nprocs)
+        proc_bits++;
+    unsigned counter_bits = 29 - proc_bits;   /* below MYR_CONTEXT_SPANNING */
+    unsigned first = atomic_fetch_add_explicit(&next_spanning, n, memory_order_relaxed);
+    if (first >= (1u << counter_bits) || n > (1u << counter_bits) - first)
+        return 0;
+    return MYR_CONTEXT_SPANNING | (unsigned)myr_net_the_place.proc << counter_bits | first;
 }
 
 /* ---- rank maps ---------------------------------------------------------- */

@@ -376,9 +376,14 @@ unsigned myr_context_id_next(void);
 /* n consecutive context ids; the first is returned (n 0: the next one,
  * nothing taken). */
 unsigned myr_context_ids_next(unsigned n);
-/* Ids below `next` are taken: the processes of a communicator agree on
- * ids no member has used (coll/procs.c). */
-void myr_context_ids_skip_to(unsigned next);
+/* n consecutive context ids for communicators whose members live in
+ * several OS processes: from this process's own range (the bit below,
+ * the process's index, a counter), so that ids taken by different
+ * processes never collide and none needs agreeing with the others; the
+ * members learn the id from the one that took it. 0 when this process's
+ * range is spent. */
+#define MYR_CONTEXT_SPANNING 0x20000000u
+unsigned myr_context_ids_spanning(unsigned n);
 /* An intercommunicator handle of the member of `local` (a created
  * intracommunicator handle, taken) facing `remote` (a reference taken),
  * with context ids ctx and ctx + 1. NULL when out of memory (both given
@@ -593,6 +598,16 @@ static inline bool myr_comm_spans_processes(MPI_Comm comm)
 {
     return __builtin_expect(myr_the_job.multiprocess, 0) &&
            (comm->kind == MYR_COMM_WORLD ||
+            (comm->kind == MYR_COMM_INTRA && comm->shared->spanning));
+}
+
+/* Whether a message of another OS process may reach a receive on comm:
+ * those above, and any intercommunicator of such a job (its groups may
+ * live anywhere). */
+static inline bool myr_comm_reaches_processes(MPI_Comm comm)
+{
+    return __builtin_expect(myr_the_job.multiprocess, 0) &&
+           (comm->kind == MYR_COMM_WORLD || comm->kind == MYR_COMM_INTER ||
             (comm->kind == MYR_COMM_INTRA && comm->shared->spanning));
 }
 

@@ -534,7 +534,7 @@ static inline __attribute__((always_inline)) bool
 take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source, int tag,
              bool waiting)
 {
-    bool remote = myr_comm_spans_processes(r->comm);
+    bool remote = myr_comm_reaches_processes(r->comm);
     if (__builtin_expect(remote, 0))
         myr_net_expect_begin(waiting);
     myr_match_queues *q = &self->match;
@@ -702,7 +702,7 @@ bool myr_p2p_probe(myr_rank *self, MPI_Comm comm, int source, int tag,
                    bool block, bool take, MPI_Status *status, myr_envelope **msg)
 {
     probe_arg a = {self, comm->context_id, source, tag, take, status, msg};
-    bool remote = myr_comm_spans_processes(comm);
+    bool remote = myr_comm_reaches_processes(comm);
     /* A message of another process reaches our queues only when someone
      * drives the network: a nonblocking probe does, once (a loop of them
      * would otherwise never see it); a blocking one awaits it. */

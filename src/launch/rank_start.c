@@ -228,6 +228,7 @@ static int run_job(int argc, char **argv, const myr_program *program)
     if (myr_net_place_init(nranks) != 0)
         return 1;
     const myr_net_place *place = &myr_net_the_place;
+    myr_mpi_clock_share(place);
     if (place->job_size > MYR_MAX_RANKS) {
         fprintf(stderr, "myriad: a job of %ld ranks is more than Myriad's %ld\n",
                 place->job_size, MYR_MAX_RANKS);

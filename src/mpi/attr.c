@@ -95,7 +95,7 @@ static int spare_head = -1, spare_tail = -1, spare_n;
 static int tag_ub = MYR_TAG_UB;
 static int host_rank = MPI_PROC_NULL;        /* no host process */
 static int io_rank = MPI_ANY_SOURCE;         /* every rank can do I/O */
-static int wtime_is_global = 1;              /* one clock for the OS process */
+static int wtime_is_global = 1;              /* myr_mpi_clock_is_global */
 static int appnum = 0;                       /* one application */
 static int *appnums;                         /* per world rank (MPMD), or NULL */
 
@@ -124,7 +124,9 @@ static int *predefined_value(int id)
     case MPI_TAG_UB: return &tag_ub;
     case MPI_HOST: return &host_rank;
     case MPI_IO: return &io_rank;
-    case MPI_WTIME_IS_GLOBAL: return &wtime_is_global;
+    case MPI_WTIME_IS_GLOBAL:
+        wtime_is_global = myr_mpi_clock_is_global();
+        return &wtime_is_global;
     case MPI_APPNUM: {
         /* Which program of an MPMD job the calling rank runs. */
         myr_rank *self = myr_rank_self();

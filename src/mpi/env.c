@@ -286,13 +286,30 @@ int MPI_Get_processor_name(char *name, int *resultlen) MYR_PMPI(Get_processor_na
 
 /* ---- clocks --------------------------------------------------------------- */
 
-/* Time zero: when the library was loaded, i.e. when the job started. Every
+/* Time zero: when the library was loaded, i.e. when the job started; in
+ * a job of several OS processes, process 0's (myr_mpi_clock_share). Every
  * rank reads the same clock, so times are comparable across ranks. */
 static struct timespec job_start;
+static bool clock_global = true;
 
 __attribute__((constructor)) static void record_job_start(void)
 {
     clock_gettime(CLOCK_MONOTONIC, &job_start);
+}
+
+void myr_mpi_clock_share(const myr_net_place *place)
+{
+    if (place->nprocs <= 1)
+        return;
+    job_start.tv_sec = (time_t)(place->clock_zero_ns / 1000000000);
+    job_start.tv_nsec = (long)(place->clock_zero_ns % 1000000000);
+    /* One monotonic clock only within a node. */
+    clock_global = place->node_procs == place->nprocs;
+}
+
+bool myr_mpi_clock_is_global(void)
+{
+    return clock_global;
 }
 
 /* Seconds since the job started, CLOCK_MONOTONIC. Works at any time. */

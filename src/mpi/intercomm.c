@@ -12,10 +12,12 @@
  *
  * MPI_Intercomm_create: every member duplicates its local communicator;
  * the two leaders exchange their groups over the peer communicator (the
- * leader with the lower job rank supplies the context ids); each leader
- * builds the remote rank table once and broadcasts a pointer to it in its
- * local group (all ranks share the address space), so the table is not
- * copied per member. MPI_Intercomm_merge: the leaders exchange `high`
+ * leader with the lower job rank supplies the context ids: in a job of
+ * several OS processes from its process's range, unique in the job);
+ * each leader builds the remote rank table once and broadcasts a pointer
+ * to it in its local group, so the table is not copied per member; when
+ * the local group lives in several processes, the table's contents
+ * instead, and each member keeps its own copy. MPI_Intercomm_merge: the leaders exchange `high`
  * over ctx + 1 and broadcast it locally; then every member knows the
  * merged order and the members meet as in MPI_Comm_create_group.
  *
@@ -46,18 +48,26 @@ typedef struct leader_hello {
 typedef struct leader_news {
     int err;
     unsigned ctx;
-    myr_rankmap *remote;   /* one reference per member */
+    int remote_size;
+    myr_rankmap *remote;   /* one reference per member (by pointer) */
 } leader_news;
 
+/* Context ids for a new intercommunicator: from this process's range in a
+ * job of several processes (the groups may live anywhere). 0: none left. */
+static unsigned intercomm_context_ids(unsigned n)
+{
+    return myr_the_job.multiprocess ? myr_context_ids_spanning(n) : myr_context_ids_next(n);
+}
+
 static int leader_exchange(const char *call, MPI_Comm peer, int remote_leader, int tag,
-                           MPI_Comm local, myr_rank *self, leader_news *news)
+                           MPI_Comm local, myr_rank *self, bool by_value, leader_news *news)
 {
     int err;
     if ((err = myr_check_intra(call, peer)) ||
         (err = myr_check_peer(call, peer, self, "remote_leader", remote_leader, 0)))
         return err;
     leader_hello mine = {.size = myr_comm_size(local), .world = self->world_rank,
-                         .ctx = myr_context_ids_next(2), .err = MPI_SUCCESS};
+                         .ctx = intercomm_context_ids(2), .err = MPI_SUCCESS};
     leader_hello theirs;
     if ((err = PMPI_Sendrecv(&mine, sizeof mine, MPI_BYTE, remote_leader, tag, &theirs,
                              sizeof theirs, MPI_BYTE, remote_leader, tag, peer,
@@ -95,9 +105,15 @@ static int leader_exchange(const char *call, MPI_Comm peer, int remote_leader, i
         myr_rankmap_release(remote);
         return err;
     }
-    atomic_store_explicit(&remote->refs, mine.size, memory_order_relaxed);
+    atomic_store_explicit(&remote->refs, by_value ? 1 : mine.size, memory_order_relaxed);
     news->ctx = mine.world < theirs.world ? mine.ctx : theirs.ctx;
+    news->remote_size = theirs.size;
     news->remote = remote;
+    if (news->ctx == 0) {
+        myr_rankmap_release(remote);
+        return myr_mpi_error(local, MPI_ERR_INTERN, call,
+                             "no context ids left for intercommunicators");
+    }
     return MPI_SUCCESS;
 }
 
@@ -119,17 +135,16 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         return err;
     if (!newintercomm)
         return myr_mpi_error(local_comm, MPI_ERR_ARG, call, "newintercomm is NULL");
-    /* The leaders share the remote table by address with their groups. */
-    if (myr_the_job.multiprocess)
-        return myr_mpi_error(local_comm, MPI_ERR_UNSUPPORTED_OPERATION, call,
-                             "intercommunicators in a job of several OS processes are "
-                             "not supported yet");
     MPI_Comm local;
     if ((err = PMPI_Comm_dup(local_comm, &local)))
         return err;
+    /* A group in several processes cannot share the table by address. */
+    bool by_value = myr_comm_spans_processes(local);
+    bool leader = myr_comm_rank(local, self) == local_leader;
     leader_news news = {.err = MPI_SUCCESS};
-    if (myr_comm_rank(local, self) == local_leader)
-        news.err = leader_exchange(call, peer_comm, remote_leader, tag, local, self, &news);
+    if (leader)
+        news.err = leader_exchange(call, peer_comm, remote_leader, tag, local, self, by_value,
+                                   &news);
     /* The leader's verdict reaches every member, so none waits forever. */
     if ((err = PMPI_Bcast(&news, sizeof news, MPI_BYTE, local_leader, local))) {
         myr_comm_release(local);
@@ -140,6 +155,22 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         return myr_mpi_error(local_comm, news.err, call,
                              "the local leader (rank %d) failed to reach the remote group",
                              local_leader);
+    }
+    if (by_value) {
+        if (!leader && !(news.remote = myr_rankmap_new(news.remote_size)))
+            err = myr_mpi_error(local_comm, MPI_ERR_NO_MEM, call, "out of memory");
+        /* Every member takes part, whatever happened (none waits forever). */
+        int *table = news.remote ? news.remote->world : NULL;
+        int *scratch = table ? NULL : malloc((size_t)news.remote_size * sizeof *scratch);
+        int e = PMPI_Bcast(table ? table : scratch, news.remote_size, MPI_INT, local_leader,
+                           local);
+        free(scratch);
+        err = err ? err : e;
+        if (err) {
+            myr_rankmap_release(news.remote);
+            myr_comm_release(local);
+            return err;
+        }
     }
     MPI_Comm inter = myr_comm_inter_new(local, news.remote, news.ctx);
     if (!inter)
@@ -306,11 +337,16 @@ int myr_intercomm_connect(const char *call, MPI_Comm ic, myr_rank *self, MPI_Com
     bool low = ic->members[0] < ic->remote_members[0];
     unsigned base = 0;
     if (low && ic->rank == 0)
-        base = myr_context_ids_next(2 * (unsigned)k);
+        base = intercomm_context_ids(2 * (unsigned)k);
     int root = low ? (ic->rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
     if ((err = PMPI_Bcast(&base, 1, MPI_UNSIGNED, root, ic)) ||
         (low && (err = PMPI_Bcast(&base, 1, MPI_UNSIGNED, 0, ic->local_comm))))
         goto out;
+    if (base == 0) {
+        err = myr_mpi_error(ic, MPI_ERR_INTERN, call,
+                            "no context ids left for intercommunicators");
+        goto out;
+    }
     const int *at = color == MPI_UNDEFINED
                         ? NULL
                         : bsearch(&color, common, (size_t)k, sizeof *common, compare_ints);

@@ -14,6 +14,7 @@
 #define MYR_MPI_IMPL_H
 
 #include "core/core.h"
+#include "net/net.h"
 
 #define MYR_PMPI(name) __attribute__((weak, alias("PMPI_" #name)))
 
@@ -41,6 +42,11 @@ void myr_errhandlers_finalize(myr_rank *self);
  * calling MPI_Init: it will never communicate, so MPI_Finalize no longer
  * waits for it. Called on the rank's ULT. */
 void myr_mpi_rank_ended_uninitialized(myr_rank *r);
+/* MPI_Wtime's time zero becomes the job's (place->clock_zero_ns) in a job
+ * of several OS processes; MPI_WTIME_IS_GLOBAL says whether the clocks of
+ * all its ranks compare (one node). Before the ranks start. */
+void myr_mpi_clock_share(const myr_net_place *place);
+bool myr_mpi_clock_is_global(void);
 
 /* The calling rank, after checking MPI is initialised and not finalized
  * (an error is raised and NULL returned otherwise; *err gets the code). */

@@ -53,6 +53,10 @@ typedef struct myr_net_place {
      * node's number in the job (PMIX_NODEID; 0 when not given). */
     int node_procs, node_index;
     int node;
+    /* Process 0's CLOCK_MONOTONIC when the places were exchanged, in ns: a
+     * time zero the job's processes share (comparable across the
+     * processes of one node, whose monotonic clock is the same). */
+    long long clock_zero_ns;
     const char *launcher;    /* "singleton", "mpiexec" or "PMIx" (another launcher) */
 } myr_net_place;
 

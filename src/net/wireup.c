@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static pmix_proc_t self;          /* namespace and rank among the processes */
 static pmix_proc_t everyone;      /* the namespace, PMIX_RANK_WILDCARD */
@@ -67,25 +68,31 @@ int myr_wireup_place_init(long local, const myr_net_settings *settings,
         return -1;
     }
     /* Every process's rank count, so that each numbers the ranks the same
-     * way. One process needs no exchange. */
+     * way, and its clock, so that all take process 0's time zero. One
+     * process needs no exchange. */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t mine[2] = {local, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec};
+    long long clock_zero = mine[1];
     if (nprocs == 1) {
         proc_first[1] = local;
     } else {
-        int64_t mine = local;
-        if (myr_wireup_publish("myr.nranks", &mine, sizeof mine) != 0)
+        if (myr_wireup_publish("myr.start", mine, sizeof mine) != 0)
             return -1;
         for (long p = 0; p < nprocs; p++) {
             size_t len;
-            int64_t *theirs = myr_wireup_lookup((int)p, "myr.nranks", &len);
+            int64_t *theirs = myr_wireup_lookup((int)p, "myr.start", &len);
             if (!theirs)
                 return -1;
-            if (len != sizeof *theirs || *theirs < 1) {
+            if (len != sizeof mine || theirs[0] < 1) {
                 fprintf(stderr, "myriad: process %ld of the job published no count "
                         "of ranks: is it a Myriad program of this version?\n", p);
                 free(theirs);
                 return -1;
             }
-            proc_first[p + 1] = proc_first[p] + *theirs;
+            proc_first[p + 1] = proc_first[p] + theirs[0];
+            if (p == 0)
+                clock_zero = theirs[1];
             free(theirs);
         }
     }
@@ -99,6 +106,7 @@ int myr_wireup_place_init(long local, const myr_net_settings *settings,
         .node_procs = node_procs > 0 ? (int)node_procs : 1,
         .node_index = node_index >= 0 ? (int)node_index : 0,
         .node = node >= 0 ? (int)node : 0,
+        .clock_zero_ns = clock_zero,
         .launcher = settings->by_mpiexec ? "mpiexec" : "PMIx",
     };
     filled = place;
