@@ -56,12 +56,16 @@ int myr_external_suspend(myr_ult *self)
     while (atomic_load(&self->state) == ULT_SUSPENDED)
         syscall(SYS_futex, (unsigned *)&self->state, FUTEX_WAIT_PRIVATE, ULT_SUSPENDED,
                 NULL, NULL, 0);
-    atomic_fetch_add(&myr_rt.externals_running, 1);
-    return MYR_OK;
+    return MYR_OK;   /* counted as running again by whoever resumed us */
 }
 
+/* Called once per resume of a suspended adopted thread. It counts as
+ * running from here, not from when the kernel gets round to running it:
+ * on a loaded machine that can take long enough for the deadlock check to
+ * see every rank waiting and nothing running. */
 void myr_external_wake(myr_ult *u)
 {
+    atomic_fetch_add(&myr_rt.externals_running, 1);
     syscall(SYS_futex, (unsigned *)&u->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
