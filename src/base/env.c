@@ -73,10 +73,12 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
     [MYR_ENV_DEADLOCK] = {
         "MYR_DEADLOCK", "1",
         "`1`: when every rank waits inside MPI and none can go on (all "
-        "workers idle, no thread of the program running), print what each "
-        "rank waits for and end the job with exit status 85. A rank that "
-        "computes, sleeps or blocks in a system call is running, so it is "
-        "never taken for a deadlock. `0`: no check."},
+        "workers idle, no thread of the program running; with several OS "
+        "processes, in every process, and no message on its way between "
+        "them), print what each rank waits for and end the job with exit "
+        "status 85. A rank that computes, sleeps or blocks in a system call "
+        "is running, so it is never taken for a deadlock. `0`: no check (in "
+        "any process of a job: for the whole job)."},
     [MYR_ENV_PRIVATIZE] = {
         "MYR_PRIVATIZE", "auto",
         "Whether each rank gets its own copy of the program's global and "

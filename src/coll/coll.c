@@ -263,7 +263,7 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const ch
         return MPI_ERR_NO_MEM;
     }
     int me = myr_comm_rank(comm, self);
-    self->coll_comm = comm;   /* for the reports */
+    coll_note_comm(self, comm);   /* for the reports */
     /* Filled in place: the slot is this rank's until its next collective,
      * and a copy would read back what was just written, narrow stores
      * with wide loads (a store-forwarding stall). */

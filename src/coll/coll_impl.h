@@ -148,6 +148,18 @@ static inline bool coll_spans_processes(MPI_Comm comm)
 {
     return myr_comm_spans_processes(comm);
 }
+/* Context ids of the communicators of a process's members of such a
+ * communicator (procs.c): never used by a message, distinct from every
+ * user and library id. */
+#define COLL_SUB_CONTEXT 0x40000000u
+/* Whose collective a rank waits in, for the reports (myr_rank.coll_comm):
+ * the communicator of the call, not the one of a process's members that
+ * a collective across processes runs its rounds on. */
+static inline void coll_note_comm(myr_rank *self, MPI_Comm comm)
+{
+    if (!(comm->context_id & COLL_SUB_CONTEXT) || (comm->context_id & MYR_CONTEXT_LIBRARY))
+        self->coll_comm = comm;
+}
 /* A collective of such a communicator: same contract as myr_coll_run;
  * `a` NULL: a barrier. */
 int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why);

@@ -72,9 +72,6 @@ static void span_free_cb(void *p)
     span_free(p);
 }
 
-/* Context ids of the communicators of a process's members: never used by
- * a message, distinct from every user and library id. */
-#define SUB_CONTEXT 0x40000000u
 static _Atomic unsigned sub_context_next;
 
 /* The layout of a communicator of `size` ranks (comm rank r is job rank
@@ -130,7 +127,7 @@ static coll_span *span_build(const int *members, int size)
             map->world[n++] = members ? members[r] : r;
         }
     }
-    unsigned ctx = SUB_CONTEXT | atomic_fetch_add(&sub_context_next, 1);
+    unsigned ctx = COLL_SUB_CONTEXT | atomic_fetch_add(&sub_context_next, 1);
     myr_comm_shared *sh = coll_shared_build_ctx(map, sp->nlocal, ctx);
     for (int i = 0; sh && i < sp->nlocal; i++)
         if (!(sp->sub[i] = myr_comm_handle_new(sh, i)))

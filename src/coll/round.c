@@ -592,7 +592,7 @@ int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
         return MPI_ERR_NO_MEM;
     }
     int me = myr_comm_rank(comm, self);
-    self->coll_comm = comm;
+    coll_note_comm(self, comm);
     /* In place (see myr_coll_run), and only what is read of a barrier's
      * slot: the agreement checks (coll_slots_match, slots_agree) look no
      * further than its kind for a collective that has no root and no

@@ -20,6 +20,14 @@
  * Ordering: the engine delivers a process's messages in the order they
  * were posted, and a rank posts its sends in program order, so MPI's
  * non-overtaking rule holds per (source, tag, communicator).
+ *
+ * Counting (remote.h, for the deadlock check across processes): every
+ * message is counted sent before its post and received after on_arrival
+ * has done with it; a rendezvous message's end counts as one more, from
+ * the receiver's fetch to the sender's done. Control messages (the
+ * check's own) are not counted, nor is a rendezvous send waiting for its
+ * fetch counted busy: both are in the engine's in_flight, and subtracted
+ * from it (`idle_in_flight`).
  */
 #include "core/remote.h"
 
@@ -31,10 +39,10 @@
 #include "base/env.h"
 #include "net/net.h"
 
-enum { WIRE_MESSAGE = 1, WIRE_ACK = 2 };
+enum { WIRE_MESSAGE = 1, WIRE_ACK = 2, WIRE_CONTROL = 3 };
 
 typedef struct wire_header {
-    uint8_t kind;          /* WIRE_MESSAGE, WIRE_ACK */
+    uint8_t kind;          /* WIRE_MESSAGE, WIRE_ACK (WIRE_CONTROL: control_header) */
     uint8_t sync;          /* acknowledge when matched (MPI_Ssend) */
     uint16_t unused;
     uint32_t context_id;
@@ -44,6 +52,38 @@ typedef struct wire_header {
     uint64_t cookie;       /* the sender's operation, for the acknowledgement */
 } wire_header;
 _Static_assert(sizeof(wire_header) <= MYR_NET_HEADER_MAX, "a header fits the engine's");
+
+/* A control message: its body travels in the header, so that it never
+ * goes by rendezvous whatever the eager limit. */
+typedef struct control_header {
+    uint8_t kind;          /* WIRE_CONTROL */
+    uint8_t len;
+    uint16_t unused;
+    uint32_t unused2;
+    _Alignas(8) unsigned char body[MYR_REMOTE_CONTROL_MAX];
+} control_header;
+_Static_assert(sizeof(control_header) <= MYR_NET_HEADER_MAX, "a control message fits");
+
+/* The traffic counts (remote.h); each on its own line: senders write the
+ * first, the driving thread the second. */
+static _Alignas(64) atomic_ullong traffic_sent;
+static _Alignas(64) atomic_ullong traffic_received;
+/* Operations in the engine's in_flight that keep nothing going here:
+ * rendezvous sends waiting for their fetch, control messages. Counted
+ * after their post and uncounted in their done, before the engine drops
+ * in_flight: never more than their share of it. */
+static _Alignas(64) atomic_long idle_in_flight;
+static _Atomic(myr_remote_control_handler) control_handler;
+
+void myr_remote_traffic_read(myr_remote_traffic *t)
+{
+    t->sent = atomic_load(&traffic_sent);
+    t->received = atomic_load(&traffic_received);
+    /* in_flight first: an idle operation ending between the two reads
+     * then makes busy look larger, never smaller. */
+    long in_flight = myr_net_in_flight();
+    t->busy = in_flight - atomic_load(&idle_in_flight);
+}
 
 /* A send in flight. `pending` counts what must happen before its request
  * completes and it is freed: the engine's done, and for a synchronous
@@ -67,15 +107,26 @@ static void send_finish(remote_send *op, int err)
     free(op);
 }
 
+static bool by_rendezvous(size_t bytes)
+{
+    return bytes > myr_net_eager_limit();
+}
+
 static void send_done(myr_net_send *ns, int err)
 {
     remote_send *op = (remote_send *)ns;
+    bool rendezvous = by_rendezvous(op->net.len);
     if (op->bsend_owner)
         myr_bsend_release(op->bsend_owner, op->bsend_bytes);
     if (err && op->req)
         op->req->status.MPI_ERROR = MPI_ERR_OTHER;
     if (atomic_fetch_sub(&op->pending, 1) == 1)
         send_finish(op, 0);
+    if (rendezvous) {
+        /* The receiver took the data: the answer its fetch counted. */
+        atomic_fetch_add(&traffic_received, 1);
+        atomic_fetch_sub(&idle_in_flight, 1);
+    }
 }
 
 static void header_init(wire_header *h, int kind, unsigned ctx, int src, int tag,
@@ -133,9 +184,13 @@ int myr_remote_send(myr_rank *self, const void *buf, int count, MPI_Datatype typ
     /* A copied send is complete before the engine sees it: the request's
      * owner may reuse its buffer (and free the request) at once. */
     bool complete_now = copy && s;
+    bool rendezvous = by_rendezvous(bytes);
     if (sync)
         myr_net_expect_begin(false);   /* its acknowledgement (on_ack) */
+    atomic_fetch_add(&traffic_sent, 1);
     myr_net_send_post(&op->net);
+    if (rendezvous)
+        atomic_fetch_add(&idle_in_flight, 1);  /* after: see idle_in_flight */
     if (complete_now)
         myr_request_complete(s);
     return MPI_SUCCESS;
@@ -169,6 +224,7 @@ void myr_remote_ack(const myr_envelope *e)
     a->net.data = NULL;
     a->net.len = 0;
     a->net.done = ack_done;
+    atomic_fetch_add(&traffic_sent, 1);
     myr_net_send_post(&a->net);
 }
 
@@ -231,6 +287,9 @@ static void fetch_into(struct myr_mpi_request *rr, void *rndv, size_t bytes, int
     f->net.buf = direct ? rr->rbuf : scratch;
     f->net.len = bytes;
     f->net.done = fetch_done;
+    /* The answer to the sender (remote.h), counted before its send can
+     * complete. */
+    atomic_fetch_add(&traffic_sent, 1);
     myr_net_fetch_post(&f->net);
 }
 
@@ -239,9 +298,70 @@ void myr_remote_take_rndv(struct myr_mpi_request *rr, myr_envelope *e)
     fetch_into(rr, e->rndv, e->bytes, e->source, e->tag, e);
 }
 
+/* ---- control messages ---------------------------------------------------- */
+
+static void control_done(myr_net_send *ns, int err)
+{
+    (void)err;
+    free(ns);
+    atomic_fetch_sub(&idle_in_flight, 1);
+}
+
+void myr_remote_control_handle(myr_remote_control_handler handler)
+{
+    atomic_store(&control_handler, handler);
+}
+
+int myr_remote_control_send(int proc, const void *msg, size_t len)
+{
+    if (len > MYR_REMOTE_CONTROL_MAX)
+        return -1;
+    myr_net_send *ns = malloc(sizeof *ns);
+    if (!ns)
+        return -1;
+    control_header h = {.kind = WIRE_CONTROL, .len = (uint8_t)len};
+    memcpy(h.body, msg, len);
+    memcpy(ns->hdr, &h, sizeof h);
+    ns->hdr_len = sizeof h;
+    ns->proc = proc;
+    ns->data = NULL;
+    ns->len = 0;
+    ns->done = control_done;
+    myr_net_send_post(ns);
+    atomic_fetch_add(&idle_in_flight, 1);  /* after: see idle_in_flight */
+    return 0;
+}
+
+void myr_remote_control_await_begin(void)
+{
+    myr_net_expect_begin(false);
+}
+
+void myr_remote_control_await_end(void)
+{
+    myr_net_expect_end();
+}
+
+void myr_remote_control_poll(void)
+{
+    (void)myr_net_idle_poll();
+}
+
+static void on_control(const myr_net_arrival *m)
+{
+    control_header h;
+    if (m->hdr_len < sizeof h)
+        return;
+    memcpy(&h, m->hdr, sizeof h);
+    myr_remote_control_handler handler = atomic_load(&control_handler);
+    if (handler && h.len <= MYR_REMOTE_CONTROL_MAX)
+        handler(m->proc, h.body, h.len);
+}
+
 /* ---- arrivals (on the comm thread) ---------------------------------------- */
 
-static void on_arrival(const myr_net_arrival *m)
+/* A message or an acknowledgement: matched, or queued as unexpected. */
+static void take_arrival(const myr_net_arrival *m)
 {
     wire_header h;
     memcpy(&h, m->hdr, sizeof h);
@@ -299,6 +419,17 @@ static void on_arrival(const myr_net_arrival *m)
     } else {
         fetch_into(rr, m->rndv, m->len, h.source, h.tag, e);
     }
+}
+
+static void on_arrival(const myr_net_arrival *m)
+{
+    if (*(const uint8_t *)m->hdr == WIRE_CONTROL) {
+        on_control(m);
+        return;
+    }
+    take_arrival(m);
+    /* After the match and the completion: see remote.h. */
+    atomic_fetch_add(&traffic_received, 1);
 }
 
 /* MYR_NET_IDLE_DRIVE (base/env.c): 1 by default; 0 leaves the network to

@@ -20,6 +20,47 @@ MYR_INTERNAL void myr_remote_take_rndv(struct myr_mpi_request *rr, myr_envelope 
 /* Acknowledge the synchronous send of `e`, now matched. */
 MYR_INTERNAL void myr_remote_ack(const myr_envelope *e);
 
+/* ---- for the deadlock check across processes (launch/quiescence.c) ---- */
+
+/* This process's point-to-point traffic with the others, counted for a
+ * termination detection (Mattern's counting method): `sent` counts a
+ * message before it is posted, so before it can arrive anywhere;
+ * `received` counts it once the core has taken it (matched, or queued as
+ * unexpected, and the request it completes completed). A rendezvous
+ * message also counts its end, an answer the other way: the receiver
+ * counts it sent when it starts fetching the data, the sender received
+ * when its send is done (the data taken). So every effect of one process
+ * on another is a counted message, and the totals over all processes are
+ * equal only when none is in flight. `busy`: operations still in the
+ * engine's hands whose end is no such message and could still change
+ * something here (an eager send UCX has not finished, a fetch): while
+ * any runs the process is not quiescent. Reads are not one snapshot: a
+ * caller compares two readings taken apart. */
+typedef struct myr_remote_traffic {
+    unsigned long long sent, received;
+    long busy;
+} myr_remote_traffic;
+MYR_INTERNAL void myr_remote_traffic_read(myr_remote_traffic *t);
+
+/* Control messages between the runtimes of the job's processes (at most
+ * MYR_REMOTE_CONTROL_MAX bytes, in the message's header): outside the
+ * traffic counts, in order with the traffic per pair of processes.
+ * `handler` gets each on the driving thread (net.h: short, no blocking;
+ * it may send). Any thread sends; a thread about to wait for an answer
+ * brackets the wait with await_begin/end, so that this process watches
+ * the network meanwhile (a process that awaits nothing sees a message
+ * within the comm thread's nap, net.h). */
+#define MYR_REMOTE_CONTROL_MAX 32
+typedef void (*myr_remote_control_handler)(int proc, const void *msg, size_t len);
+MYR_INTERNAL void myr_remote_control_handle(myr_remote_control_handler handler);
+MYR_INTERNAL int myr_remote_control_send(int proc, const void *msg, size_t len);
+MYR_INTERNAL void myr_remote_control_await_begin(void);
+MYR_INTERNAL void myr_remote_control_await_end(void);
+/* One pass over the network from this thread, if no other drives it:
+ * control messages (and whatever else arrived) are taken in now, even in
+ * a process that awaits nothing. */
+MYR_INTERNAL void myr_remote_control_poll(void);
+
 /* Start the engine for a job of several processes (myr_the_job is
  * created): arrivals then reach the ranks' queues. 0, or -1 (printed). */
 int myr_remote_start(void);

@@ -321,6 +321,15 @@ static int run_job(int argc, char **argv, const myr_program *program)
     }
     for (long i = 0; i < nranks; i++)
         myr_ult_join(ults[i], NULL);
+    if (place->nprocs > 1) {
+        /* A rank of another process may wait for one of ours forever: the
+         * deadlock check across processes goes on until every process's
+         * ranks have ended (this fence), this process quiescent meanwhile.
+         * Every process calls it, whatever its MYR_DEADLOCK: fences pair
+         * up by their order. */
+        myr_watchdog_ranks_ended();
+        (void)myr_net_fence();
+    }
     myr_watchdog_stop();
     if (place->nprocs > 1)
         myr_remote_stop();

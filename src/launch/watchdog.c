@@ -2,16 +2,26 @@
  * watchdog.c — the job's deadlock check and time limit, and the report of
  * what every rank is doing that both print.
  *
- * All ranks live in this process under one scheduler, so the runtime can
- * tell when nothing can ever happen again: every worker asleep for want
- * of work (a rank computing, sleeping or blocked in a system call keeps
- * its worker awake) and no kernel thread of the program running
+ * When all ranks live in this process under one scheduler, the runtime
+ * can tell when nothing can ever happen again: every worker asleep for
+ * want of work (a rank computing, sleeping or blocked in a system call
+ * keeps its worker awake) and no kernel thread of the program running
  * (myr_sched_quiescent). Then every rank is suspended, and only a rank's
  * own progress could wake another: the job is deadlocked. A check thread
  * samples that state every CHECK_MS; it decides only after QUIET_SAMPLES
  * agreeing samples in a row whose wake-up epoch did not move (no worker
  * ran anything between them), so a transient idle moment never counts.
  * Off with MYR_DEADLOCK=0.
+ *
+ * In a job of several processes, a process whose ranks all wait may wait
+ * for another process. There process 0's check thread, once its own
+ * process has been quiescent for the same samples, asks every process
+ * for its state and counts the messages between them (quiescence.c); two
+ * waves that agree mean a deadlock. Then each process prints its own
+ * ranks' lines, in process order, and process 0 ends the job; the others
+ * wait to be ended with it (myriad-launch ends every process when one
+ * ends with a failure; so does any PMIx launcher), or end themselves
+ * after REPORTED_WAIT_S should that not come.
  *
  * The time limit (MPIEXEC_TIMEOUT seconds, which mpiexec -timeout sets)
  * is kept by the same thread: the report, then exit status 124.
@@ -35,6 +45,7 @@
 #include "launch/launch.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,9 +56,18 @@
 
 #include "base/env.h"
 #include "core/p2p.h"
+#include "launch/quiescence.h"
+#include "net/net.h"
 
 #define CHECK_MS 100
 #define QUIET_SAMPLES 3
+/* Across processes, waves that find the job active come less and less
+ * often, up to one a second (a rank computing for hours costs the other
+ * processes one question a second). */
+#define WAVE_GAP_MAX_MS 1000
+/* A process that printed its report waits this long for process 0 to end
+ * the job. */
+#define REPORTED_WAIT_S 10
 #define LINE 512
 
 static struct {
@@ -193,11 +213,14 @@ static void put_collective(text *t, myr_rank *r)
     slot->what = r->waiting.what;
     text summary = {.buf = slot->text, .cap = LINE};
     slot->text[0] = '\0';
-    int size = myr_comm_size(comm), arrived = 0, shown = 0;
+    int size = myr_comm_size(comm), arrived = 0, shown = 0, here = 0;
     text missing = {.buf = (char[LINE]){0}, .cap = LINE};
     for (int i = 0; i < size; i++) {
         myr_rank *p = myr_comm_peer(comm, r, i);
-        if (p && atomic_load(&p->waiting_kind) == MYR_WAIT_COLLECTIVE &&
+        if (!p)
+            continue;   /* in another process: its own report says */
+        here++;
+        if (atomic_load(&p->waiting_kind) == MYR_WAIT_COLLECTIVE &&
             p->waiting.what == r->waiting.what) {
             arrived++;
             continue;
@@ -205,14 +228,14 @@ static void put_collective(text *t, myr_rank *r)
         /* Not waiting here: it has not arrived (the rank that arrives
          * last never waits, it completes the round). */
         if (shown < 8)
-            put(&missing, "%s%d", shown ? ", " : "", p ? p->world_rank : -1);
+            put(&missing, "%s%d", shown ? ", " : "", p->world_rank);
         else if (shown == 8)
             put(&missing, ", ...");
         shown++;
     }
     if (shown)
-        put(&summary, " for %s %s (%d of %d arrived)", shown == 1 ? "rank" : "ranks",
-            missing.buf, arrived, size);
+        put(&summary, " for %s %s (%d of %d arrived%s)", shown == 1 ? "rank" : "ranks",
+            missing.buf, arrived, here, here < size ? " in this process" : "");
     put(t, "%s", slot->text);
 }
 
@@ -355,12 +378,52 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static bool any_rank_waits(void)
+static _Noreturn void end_in_deadlock(void)
 {
-    for (int i = 0; i < myr_the_job.local; i++)
-        if (atomic_load(&myr_the_job.ranks[i].waiting_kind) != MYR_WAIT_NONE)
-            return true;
-    return false;
+    myr_job_end_begin(MYR_STATUS_DEADLOCK, "of a deadlock");
+    myr_job_end_flush(true);
+    const myr_net_place *place = &myr_net_the_place;
+    if (!myr_the_job.multiprocess) {
+        say("myriad: deadlock: every rank waits and none can go on "
+            "(MYR_DEADLOCK=0 turns this check off):\n");
+        report_ranks(true);
+        myr_job_end(false);
+    }
+    say("myriad: deadlock: every rank waits and none can go on, in all %d processes "
+        "of the job, and no message is on its way between them (MYR_DEADLOCK=0 turns "
+        "this check off):\n", place->nprocs);
+    report_ranks(true);
+    for (int p = 1; p < place->nprocs; p++)
+        if (!myr_quiescence_ask_report(p))
+            say("myriad:   ranks %ld-%ld: not reported (process %d did not answer)\n",
+                place->proc_first[p], place->proc_first[p + 1] - 1, p);
+    myr_job_end(false);
+}
+
+/* A process other than 0, asked for its part of a deadlock's report. */
+static _Noreturn void report_to_process_0(void)
+{
+    myr_job_end_begin(MYR_STATUS_DEADLOCK, NULL);
+    myr_job_end_flush(true);
+    report_ranks(true);
+    /* This process has said its part. What its threads might still print
+     * as the job ends (UCX over TCP noticing that process 0 is gone, say)
+     * would come after the job's last line, process 0's. */
+    int quiet = open("/dev/null", O_WRONLY);
+    if (quiet >= 0)
+        dup2(quiet, STDERR_FILENO);
+    myr_quiescence_report_done();
+    /* Process 0 prints the last line and ends the job, and this process
+     * with it; on our own only if that does not come. */
+    sleep(REPORTED_WAIT_S);
+    myr_job_end(false);
+}
+
+static void wake_check_thread(void)
+{
+    pthread_mutex_lock(&dog.lock);
+    pthread_cond_signal(&dog.stop_cond);
+    pthread_mutex_unlock(&dog.lock);
 }
 
 static void *watch(void *arg)
@@ -369,8 +432,12 @@ static void *watch(void *arg)
     double deadline = dog.timeout_s ? now_s() + (double)dog.timeout_s : 0;
     int quiet = 0;
     unsigned long last_epoch = 0;
-    pthread_mutex_lock(&dog.lock);
-    while (!dog.stop) {
+    bool coordinator = myr_the_job.multiprocess && myr_net_the_place.proc == 0;
+    double next_wave = 0;
+    long wave_gap_ms = CHECK_MS;
+    /* dog.lock only while waiting: a control message's handler takes it
+     * to wake this thread, and must not wait for a wave. */
+    for (;;) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += CHECK_MS * 1000000L;
@@ -378,8 +445,12 @@ static void *watch(void *arg)
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        pthread_cond_timedwait(&dog.stop_cond, &dog.lock, &until);
-        if (dog.stop)
+        pthread_mutex_lock(&dog.lock);
+        if (!dog.stop)
+            pthread_cond_timedwait(&dog.stop_cond, &dog.lock, &until);
+        bool stop = dog.stop;
+        pthread_mutex_unlock(&dog.lock);
+        if (stop)
             break;
         if (deadline && now_s() >= deadline) {
             char why[96];
@@ -395,36 +466,57 @@ static void *watch(void *arg)
         }
         if (!dog.deadlock_check)
             continue;
+        if (myr_the_job.multiprocess && !coordinator) {
+            /* The waves are process 0's; this process answers them from
+             * its driving thread (quiescence.c). */
+            if (myr_quiescence_report_asked())
+                report_to_process_0();
+            myr_quiescence_listen();
+            continue;
+        }
         unsigned long epoch;
-        if (!myr_sched_quiescent(&epoch) || !any_rank_waits()) {
+        if (!myr_quiescence_local(&epoch)) {
             quiet = 0;
+            wave_gap_ms = CHECK_MS;
+            next_wave = 0;
             continue;
         }
         quiet = quiet && epoch == last_epoch ? quiet + 1 : 1;
         last_epoch = epoch;
         if (quiet < QUIET_SAMPLES)
             continue;
-        myr_job_end_begin(MYR_STATUS_DEADLOCK, "of a deadlock");
-        myr_job_end_flush(true);
-        say("myriad: deadlock: every rank waits and none can go on "
-            "(MYR_DEADLOCK=0 turns this check off):\n");
-        report_ranks(true);
-        myr_job_end(false);
+        if (!myr_the_job.multiprocess)
+            end_in_deadlock();
+        if (now_s() < next_wave)
+            continue;
+        switch (myr_quiescence_wave()) {
+        case MYR_JOB_DEADLOCKED:
+            end_in_deadlock();
+        case MYR_JOB_QUIET_ONCE:
+            wave_gap_ms = CHECK_MS;
+            break;
+        case MYR_JOB_ACTIVE:
+            wave_gap_ms = wave_gap_ms * 2 < WAVE_GAP_MAX_MS ? wave_gap_ms * 2 : WAVE_GAP_MAX_MS;
+            break;
+        }
+        next_wave = now_s() + (double)wave_gap_ms / 1e3;
     }
-    pthread_mutex_unlock(&dog.lock);
     return NULL;
 }
 
 int myr_watchdog_start(void)
 {
     const char *v = myr_env_get(MYR_ENV_DEADLOCK);
-    /* Ranks of this process that all wait may wait for another process:
-     * only a check across processes can tell (not there yet). */
-    dog.deadlock_check = !(v && strcmp(v, "0") == 0) && !myr_the_job.multiprocess;
+    dog.deadlock_check = !(v && strcmp(v, "0") == 0);
     if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
         fprintf(stderr, "myriad: MYR_DEADLOCK=%s is not 0 or 1\n", v);
         return -1;
     }
+    /* Every process answers the check's questions, even with the check
+     * off here (its answers then keep the job from being found
+     * deadlocked). */
+    if (myr_quiescence_start(dog.deadlock_check, wake_check_thread) != 0)
+        return -1;
     dog.timeout_s = 0;
     if ((v = myr_env_get(MYR_ENV_MPIEXEC_TIMEOUT)) &&
         (myr_env_parse_long(v, &dog.timeout_s) != 0 || dog.timeout_s < 0)) {
@@ -442,10 +534,16 @@ int myr_watchdog_start(void)
     return 0;
 }
 
+void myr_watchdog_ranks_ended(void)
+{
+    myr_quiescence_ranks_ended();
+}
+
 void myr_watchdog_stop(void)
 {
     if (!dog.running)
         return;
+    myr_quiescence_stop();
     pthread_mutex_lock(&dog.lock);
     dog.stop = true;
     pthread_cond_signal(&dog.stop_cond);

@@ -7,7 +7,12 @@
 /* Start the check thread for the job's ranks (MYR_DEADLOCK, MPIEXEC_TIMEOUT);
  * -1 after a message when their values are wrong. */
 int myr_watchdog_start(void);
-/* Stop it, once every rank has ended. */
+/* Every rank of this process has ended. In a job of several processes,
+ * the check goes on while this process waits for the others' ranks to
+ * end (one of them may wait for one of ours forever). */
+void myr_watchdog_ranks_ended(void);
+/* Stop it, once every rank has ended (and, with several processes, the
+ * others' too). */
 void myr_watchdog_stop(void);
 
 #endif

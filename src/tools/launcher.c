@@ -23,7 +23,9 @@
  * ends, and SIGINT/SIGTERM/SIGHUP/SIGQUIT for mpiexec) and an eventfd (the
  * PMIx server's reports). The job ends early, with one line naming the
  * process and its ranks, when a process
- *   - is killed by a signal, or exits (any status) before PMIx_Finalize;
+ *   - is killed by a signal, or exits (any status) before PMIx_Finalize
+ *     (with no line of ours when its status is a deadlock's, 85: its
+ *     runtime has reported every process's ranks and said why);
  *   - calls PMIx_Abort (MPI_Abort): its status and message;
  *   - has not connected within MYR_WIREUP_TIMEOUT seconds;
  * or when mpiexec gets a termination signal (passed on to every process)
@@ -269,6 +271,9 @@ static void on_process_end(int p, int wstatus, double start, long timeout)
                now_seconds() >= start + (double)timeout) {
         /* Its runtime kept the time limit and reported its ranks. */
         say("mpiexec: job timed out after %ld s", timeout);
+    } else if (status == MYR_STATUS_DEADLOCK && connected) {
+        /* Its runtime found the job deadlocked (launch/watchdog.c), had
+         * every process report its ranks, and said so last. */
     } else if (!connected) {
         say("mpiexec: %s exited with status %d before connecting to mpiexec "
             "(before MPI_Init); ending the job", who, status);
