@@ -381,12 +381,12 @@ static void take_arrival(const myr_net_arrival *m)
         /* Nobody waits for it yet: an envelope in the unexpected queue. */
         e = myr_p2p_envelope_new();
         void *copy = NULL;
-        if (e && m->data) {
+        if (e && !m->rndv && m->len) {
             copy = m->len <= sizeof e->small ? e->small : malloc(m->len);
             if (copy)
                 memcpy(copy, m->data, m->len);
         }
-        if (!e || (m->data && !copy)) {
+        if (!e || (!m->rndv && m->len && !copy)) {
             fprintf(stderr, "myriad: process %d: out of memory for a message of %zu "
                     "bytes from process %d\n", myr_net_the_place.proc, m->len, m->proc);
             abort();
@@ -400,7 +400,7 @@ static void take_arrival(const myr_net_arrival *m)
         e->type = MPI_BYTE;
         e->eager = copy;
         e->receiver = dest;
-        e->rndv = m->data ? NULL : m->rndv;
+        e->rndv = m->rndv;
         e->ack_proc = h.sync ? m->proc : -1;
         e->ack_cookie = h.cookie;
         rr = myr_p2p_queue_unexpected(e);
@@ -412,7 +412,8 @@ static void take_arrival(const myr_net_arrival *m)
         myr_envelope ack = {.ack_proc = m->proc, .ack_cookie = h.cookie};
         myr_remote_ack(&ack);
     }
-    if (m->data) {
+    if (!m->rndv) {
+        /* Eager (an empty message's data may be NULL). */
         myr_p2p_complete_recv(rr, h.source, h.tag, m->data, m->len);
         if (e)
             myr_p2p_envelope_free(e);

@@ -121,9 +121,10 @@ typedef struct myr_net_arrival {
     const void *hdr;
     unsigned hdr_len;
     size_t len;                        /* data bytes */
-    /* The data, when it came with the message (eager): copy it before
-     * returning. NULL when it stays at the sender until fetched
-     * (rendezvous): keep `rndv` and fetch it with myr_net_fetch_post. */
+    /* rndv NULL: the data came with the message (eager; data may be NULL
+     * when len is 0): copy it before returning. Else it stays at the
+     * sender until fetched (rendezvous): keep `rndv` and fetch it with
+     * myr_net_fetch_post (data is NULL). */
     const void *data;
     void *rndv;
 } myr_net_arrival;
