@@ -41,10 +41,10 @@
  * With nothing awaited, an arriving message stays in UCX until a receive
  * or probe asks for it (which watches or polls), or the comm thread's
  * next nap ends: so in a ping-pong that the waiting workers drive, the
- * comm thread mostly sleeps and no message makes the peer signal it. Whoever makes the network awaited
- * while no worker helps (a nonblocking receive, the last helper leaving,
- * a ULT blocking, a send left in flight) wakes an unarmed comm thread
- * (watch()).
+ * comm thread mostly sleeps and no message makes the peer signal it.
+ * Whoever makes the network awaited while no worker helps (a nonblocking
+ * receive, the last helper leaving, a ULT blocking, a send left in
+ * flight) wakes an unarmed comm thread (watch()).
  *
  * Comm thread states: RUNNING (drain commands, progress while it makes
  * progress), SPINNING (nothing happened for less than MYR_NET_SPIN_US
@@ -52,7 +52,7 @@
  * close, but after the first 5 us yield the core at each turn: the
  * workers share the cores with this thread, and a worker woken by a
  * completion would otherwise wait for the spin to end, 50 us a hand-off
- * on 2 cores), ASLEEP_ARMED (in ppoll on the worker's event fd and our
+ * on 2 cores), ASLEEP | ARMED (in ppoll on the worker's event fd and our
  * eventfd), ASLEEP (on our eventfd alone: unwatched, or workers watch).
  * A sleep is bounded (a nap of 100 us, doubled while nothing happens, up
  * to 50 ms) unless it is armed with nothing in flight: UCX announces no
@@ -61,8 +61,8 @@
  *   1. sleep_state = ASLEEP              (seq_cst)
  *   2. look at both command stacks       (seq_cst): not empty -> run
  *   3. no helper and something awaited: ucp_worker_arm (UCS_ERR_BUSY:
- *      events came after the last progress -> run), then CAS ASLEEP ->
- *      ASLEEP_ARMED (failing: a watcher woke us -> run)
+ *      events came after the last progress -> run); then CAS ASLEEP ->
+ *      ASLEEP | ARMED / UNBOUNDED as it sleeps (failing: woken -> run)
  *   4. ppoll
  * A poster pushes (seq_cst CAS), then reads sleep_state (seq_cst) and, if
  * asleep, sets it AWAKE and writes the eventfd. Either the comm thread's
