@@ -534,22 +534,24 @@ static inline __attribute__((always_inline)) bool
 take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source, int tag,
              bool waiting)
 {
-    bool remote = myr_comm_reaches_processes(r->comm);
-    if (__builtin_expect(remote, 0))
-        myr_net_expect_begin(waiting);
     myr_match_queues *q = &self->match;
     myr_spin_lock(&q->lock);
     myr_envelope *e = unexpected_find(q, ctx, source, tag);
     if (e) {
         unexpected_unlink(q, e);
         myr_spin_unlock(&q->lock);
-        if (__builtin_expect(remote, 0))
-            myr_net_expect_end();
         return !take_envelope(r, e);
     }
+    /* Counted before a match can uncount it (both under the lock); the
+     * comm thread is woken, if need be, outside it. */
+    bool remote = myr_comm_reaches_processes(r->comm);
     r->expects_remote = remote;
+    if (__builtin_expect(remote, 0))
+        myr_net_expect_begin(true);
     posted_append(q, r);
     myr_spin_unlock(&q->lock);
+    if (__builtin_expect(remote && !waiting, 0))
+        myr_net_blocked();   /* nobody waits for it now: watch */
     prefetch_receive_buffer(self, r);
     return true;
 }
