@@ -179,8 +179,8 @@ void myr_net_idle_end(void);
  * an idle worker, or blocks: myr_net_blocked), so nobody is woken now. */
 void myr_net_expect_begin(bool waiting);
 void myr_net_expect_end(void);
-/* A ULT blocked: if something is awaited and no worker helps, the comm
- * thread watches. */
+/* A ULT blocked, or something became awaited that nobody waits for now
+ * (a nonblocking receive): if no worker helps, the comm thread watches. */
 void myr_net_blocked(void);
 /* Messages sent or fetched and not done yet, plus commands queued: for
  * the reports (something is in flight). */
