@@ -404,5 +404,7 @@ myr_rank_image *myr_privatize_current(void)
 {
     myr_privatization *p = myr_privatization_state;
     myr_rank *r = p ? myr_launch_rank_self() : NULL;
-    return r ? &p->ranks[r->world_rank] : NULL;
+    /* By the rank's place in this process, not its world rank: a process
+     * of a multi-process job holds only its own ranks' images. */
+    return r ? &p->ranks[r - myr_the_job.ranks] : NULL;
 }
