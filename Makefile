@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check bench bench-startup bench-coll bench-coll-nb bench-net clean install
+.PHONY: all deps demo check bench bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -56,6 +56,17 @@ bench-coll: all
 # and 4, and the overlap of a 64 KiB MPI_Iallreduce at N = 16.
 bench-coll-nb: all
 	BUILD=$(BUILD) scripts/bench-coll --nb-only $(BENCH_ARGS)
+
+# Issue 18's table: collectives of N = 16 ... 1024 ranks spread over 2 and
+# 4 OS processes beside one process and beside Open MPI and MPICH with a
+# process per rank (up to 256): Barrier, Allreduce (1 double), TMPI's
+# rooted table at 16 and 64, and Bcast 8 B / 64 KiB / 1 MiB, Allreduce
+# 1 MiB, Alltoall 1 KiB by size (N = 2 for Allreduce 1 MiB against Open
+# MPI's 2 processes); N = 32 gives the one-process figure of the targets.
+bench-coll-procs: all
+	BUILD=$(BUILD) scripts/bench-coll --procs 2,4 --ranks 2,16,32,64,256,1024 \
+		--rooted 16,64 --sizes-ranks 2,16,64,256,1024 --sizes 8,1024,65536,1048576 \
+		--size-ops bcast,allreduce,alltoall --overlap-ranks 0 $(BENCH_ARGS)
 
 # Point-to-point between ranks of two OS processes over shared memory and
 # TCP on loopback, message rate, overlap and start-up, side by side with

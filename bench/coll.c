@@ -44,7 +44,8 @@
  *
  * Output (rank 0): '#' lines are comments;
  *   figure OP ROOT N ITERS BEST_US MEDIAN_US RANK0_US MIN_US
- *   skip OP ROOT N REASON [PER_OP_US]     REASON: too_slow, n/a_MPI_Reduce_missing
+ *   skip OP ROOT N REASON [PER_OP_US]     REASON: too_slow, n/a_MPI_Reduce_missing,
+ *                                         too_big MiB (--mem-gib)
  *   (sizes: OP is s_bcast ..., ROOT the block size in bytes)
  *   overlap iallreduce BYTES N ITERS COMM_US COMP_US BOTH_US OVERLAP_PCT
  * Ranks share a process under Myriad: no mutable global state here.
@@ -99,6 +100,8 @@ typedef struct options {
     int quick;
     long sizes[16];    /* --sizes: bytes per block */
     int nsizes;
+    unsigned size_ops; /* --size-ops: bit (c - COLL_S_BCAST) per collective run */
+    double mem_gib;    /* --mem-gib: the job's buffers for one sized figure, at most */
     long overlap_bytes;
 } options;
 
@@ -149,25 +152,60 @@ static int root_at(const bench *b, int mode, long i)
  * 128 in their first byte (bcast: the iteration's number at the root);
  * the reductions' inputs are rank + 1 everywhere. One element of every
  * result is checked. */
+/* The bytes of buffers one rank needs for a sized collective, as
+ * fill_sized lays them out: the rooted and all-to-all ones N blocks each
+ * way, the reductions `count` doubles each way (Reduce_scatter_block N
+ * times that in). */
+static double sized_need(int coll, long n, long bytes)
+{
+    double count = bytes / 8 > 0 ? (double)(bytes / 8) : 1;
+    switch (coll) {
+    case COLL_S_BCAST: return (double)bytes;
+    case COLL_S_REDUCE:
+    case COLL_S_ALLREDUCE:
+    case COLL_S_SCAN: return 16 * count;
+    case COLL_S_REDUCE_SCATTER: return 8 * count * (double)(n + 1);
+    default: return 2 * (double)n * (double)bytes;
+    }
+}
+
+/* Whether a sized figure runs: asked for (--size-ops) and its buffers,
+ * over all the ranks, within --mem-gib. The same answer in every rank. */
+static int sized_runs(const bench *b, int coll)
+{
+    return (b->opt->size_ops >> (coll - COLL_S_BCAST) & 1) &&
+           sized_need(coll, b->size, b->bytes) * b->size <= b->opt->mem_gib * (1 << 30);
+}
+
 static void fill_sized(bench *b)
 {
     long n = b->size, bytes = b->bytes;
     long count = bytes / 8 > 0 ? bytes / 8 : 1;
+    /* As large as the collectives that run need: N blocks or one. */
+    long blocks = 1, doubles = count;
+    for (int c = COLL_S_BCAST; c < COLL_COUNT_; c++) {
+        if (!sized_runs(b, c))
+            continue;
+        if (c == COLL_S_REDUCE_SCATTER)
+            doubles = n * count;
+        else if (c >= COLL_S_GATHER && c <= COLL_S_ALLTOALL)
+            blocks = n;
+    }
     free(b->sbuf);
     free(b->rbuf);
     free(b->din);
     free(b->dout);
-    b->sbuf = calloc((size_t)(n * bytes), 1);
-    b->rbuf = calloc((size_t)(n * bytes), 1);
-    b->din = malloc((size_t)(n * count) * sizeof(double));
-    b->dout = malloc((size_t)(n * count) * sizeof(double));
+    b->sbuf = calloc((size_t)(blocks * bytes), 1);
+    b->rbuf = calloc((size_t)(blocks * bytes), 1);
+    b->din = malloc((size_t)doubles * sizeof(double));
+    b->dout = malloc((size_t)doubles * sizeof(double));
     if (!b->sbuf || !b->rbuf || !b->din || !b->dout) {
         fprintf(stderr, "coll_bench: out of memory for %ld-byte blocks\n", bytes);
         MPI_Abort(MPI_COMM_WORLD, 5);
     }
-    for (long j = 0; j < n; j++)
+    for (long j = 0; j < blocks; j++)
         b->sbuf[j * bytes] = (char)((b->rank * 31 + j) % 128);
-    for (long k = 0; k < n * count; k++)
+    for (long k = 0; k < doubles; k++)
         b->din[k] = b->rank + 1.0;
 }
 
@@ -564,6 +602,11 @@ static void usage(FILE *f, const char *prog)
         "                   (and MPI_Bcast, root 0); sizes: every collective\n"
         "                   at each --sizes block size; overlap: see --overlap-bytes\n"
         "  --sizes LIST     bytes per block for sizes (default 8,64,1024,16384)\n"
+        "  --size-ops LIST  the collectives of sizes (default all: bcast,reduce,\n"
+        "                   allreduce,gather,scatter,allgather,alltoall,\n"
+        "                   reduce_scatter_block,scan)\n"
+        "  --mem-gib G      skip a sized figure whose buffers, over all the\n"
+        "                   ranks, exceed G GiB (default 8): \"skip ... too_big MiB\"\n"
         "  --overlap-bytes B  MPI_Iallreduce size of the overlap test (65536)\n"
         "  --time MS        target length of one timed run (default 100)\n"
         "  --reps N         timed runs per figure (default 3)\n"
@@ -579,7 +622,8 @@ static int parse_options(int argc, char **argv, options *o, int rank)
 {
     *o = (options){.tests = TEST_BARRIER | TEST_ALLREDUCE | TEST_ROOTED, .run_s = 0.1,
                    .reps = 3, .budget_s = 2e-3, .combo = 8,
-                   .sizes = {8, 64, 1024, 16384}, .nsizes = 4, .overlap_bytes = 65536};
+                   .sizes = {8, 64, 1024, 16384}, .nsizes = 4, .overlap_bytes = 65536,
+                   .size_ops = (1u << (COLL_COUNT_ - COLL_S_BCAST)) - 1, .mem_gib = 8};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
@@ -617,6 +661,22 @@ static int parse_options(int argc, char **argv, options *o, int rank)
                     o->sizes[o->nsizes++] = x;
             }
             bad = bad || o->nsizes == 0;
+        } else if (strcmp(a, "--size-ops") == 0) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", v);
+            o->size_ops = 0;
+            for (char *t = strtok(buf, ","); t && !bad; t = strtok(NULL, ",")) {
+                int c = COLL_S_BCAST;
+                while (c < COLL_COUNT_ && strcmp(t, coll_name[c] + 2) != 0)
+                    c++;
+                bad = c == COLL_COUNT_;
+                if (!bad)
+                    o->size_ops |= 1u << (c - COLL_S_BCAST);
+            }
+            bad = bad || o->size_ops == 0;
+        } else if (strcmp(a, "--mem-gib") == 0) {
+            o->mem_gib = atof(v);
+            bad = !(o->mem_gib > 0);
         } else if (strcmp(a, "--overlap-bytes") == 0) {
             o->overlap_bytes = atol(v);
             bad = o->overlap_bytes < 8 || o->overlap_bytes > (1L << 26);
@@ -699,8 +759,13 @@ int main(int argc, char **argv)
         for (int k = 0; k < opt.nsizes; k++) {
             b.bytes = opt.sizes[k];
             fill_sized(&b);
-            for (int c = COLL_S_BCAST; c < COLL_COUNT_; c++)
-                report(&b, c, ROOT_BYTES);
+            for (int c = COLL_S_BCAST; c < COLL_COUNT_; c++) {
+                if (sized_runs(&b, c))
+                    report(&b, c, ROOT_BYTES);
+                else if ((opt.size_ops >> (c - COLL_S_BCAST) & 1) && b.rank == 0)
+                    printf("skip %-9s %-8ld %5d too_big %.0f\n", coll_name[c], b.bytes, b.size,
+                           sized_need(c, b.size, b.bytes) * b.size / (1 << 20));
+            }
         }
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     }

@@ -310,14 +310,77 @@ static int proc_of_rank(const call *c, int r)
     return -1;
 }
 
+/* Scratch for the data of a collective (partial results, packed blocks).
+ * Fresh memory of a megabyte or more costs a page fault per page on first
+ * touch and an munmap at free, which took half of an MPI_Reduce of 1 MiB
+ * between two processes: so the blocks are kept in a small stash, shared
+ * by the process's ranks, and handed out again (any size up to
+ * SCRATCH_KEEP). Take and give back under a lock: collectives of several
+ * ranks, nonblocking ones included, run at once. */
+enum { SCRATCH_SLOTS = 8, SCRATCH_HEADER = 64 };
+#define SCRATCH_KEEP ((size_t)64 << 20)
+static struct {
+    myr_spinlock lock;
+    void *block[SCRATCH_SLOTS];   /* each begins with its size */
+} scratch_stash;
+
+static void *scratch_get(size_t bytes)
+{
+    void *best = NULL;
+    int at_slot = -1;
+    myr_spin_lock(&scratch_stash.lock);
+    for (int i = 0; i < SCRATCH_SLOTS; i++) {
+        void *b = scratch_stash.block[i];
+        if (b && *(size_t *)b >= bytes && (!best || *(size_t *)b < *(size_t *)best)) {
+            best = b;
+            at_slot = i;
+        }
+    }
+    if (best)
+        scratch_stash.block[at_slot] = NULL;
+    myr_spin_unlock(&scratch_stash.lock);
+    if (!best) {
+        best = malloc(SCRATCH_HEADER + bytes);
+        if (!best)
+            return NULL;
+        *(size_t *)best = bytes;
+    }
+    return (char *)best + SCRATCH_HEADER;
+}
+
+static void scratch_put(void *p)
+{
+    if (!p)
+        return;
+    void *b = (char *)p - SCRATCH_HEADER;
+    if (*(size_t *)b <= SCRATCH_KEEP) {
+        /* Into an empty slot, or in place of a smaller block. */
+        myr_spin_lock(&scratch_stash.lock);
+        int victim = -1;
+        for (int i = 0; i < SCRATCH_SLOTS && victim < 0; i++)
+            if (!scratch_stash.block[i])
+                victim = i;
+        for (int i = 0; i < SCRATCH_SLOTS && victim < 0; i++)
+            if (*(size_t *)scratch_stash.block[i] < *(size_t *)b)
+                victim = i;
+        if (victim >= 0) {
+            void *old = scratch_stash.block[victim];
+            scratch_stash.block[victim] = b;
+            b = old;
+        }
+        myr_spin_unlock(&scratch_stash.lock);
+    }
+    free(b);
+}
+
 /* Room for `count` elements of `type` laid out as in a user buffer:
- * returns where element 0 goes; *block is what to free. */
+ * returns where element 0 goes; *block is what to give back (scratch_put). */
 static void *buffer_for(MPI_Datatype type, int count, void **block)
 {
     size_t span = count > 0 ? (size_t)((MPI_Aint)(count - 1) * type->extent +
                                        (type->true_ub - type->true_lb))
                             : 0;
-    *block = malloc(span ? span : 1);
+    *block = scratch_get(span ? span : 1);
     return *block ? (char *)*block - type->true_lb : NULL;
 }
 
@@ -448,7 +511,7 @@ static int leaders_reduce(myr_rank *self, call *c, void *acc, int count, MPI_Dat
     }
     if (!err && cur != acc)
         move(acc, type, cur, count, type);
-    free(block);
+    scratch_put(block);
     return err;
 }
 
@@ -465,8 +528,8 @@ static int reduce_in_order(myr_rank *self, call *c, const void *in, void *rbuf, 
         void *b1, *b2;
         void *acc = buffer_for(type, count, &b1), *next = buffer_for(type, count, &b2);
         if (!acc || !next) {
-            free(b1);
-            free(b2);
+            scratch_put(b1);
+            scratch_put(b2);
             return no_memory(why);
         }
         int n = c->sp->size;
@@ -486,8 +549,8 @@ static int reduce_in_order(myr_rank *self, call *c, const void *in, void *rbuf, 
             err = lib_send(self, c, acc, count, type, root, TAG_RESULT);
         else if (!err)
             move(rbuf, type, acc, count, type);   /* allreduce: then broadcast */
-        free(b1);
-        free(b2);
+        scratch_put(b1);
+        scratch_put(b2);
     }
     if (!err && root > 0 && c->me == root)
         err = lib_recv(self, c, rbuf, count, type, 0, TAG_RESULT, why);
@@ -504,12 +567,15 @@ static int reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int cou
         return err || root >= 0 ? err : bcast(self, c, rbuf, count, type, 0, why);
     }
     bool leader = is_leader(c);
+    /* A leader that gets the result accumulates in its own rbuf (no
+     * scratch, no copy at the end); the others in scratch. */
+    bool in_rbuf = leader && (root < 0 || root == c->me);
     void *block = NULL;
-    void *acc = leader ? buffer_for(type, count, &block) : NULL;
+    void *acc = !leader ? NULL : in_rbuf ? rbuf : buffer_for(type, count, &block);
     if (leader && !acc)
         return no_memory(why);
-    myr_coll_args a = {.kind = MYR_COLL_REDUCE, .sbuf = in, .rbuf = acc, .count = count,
-                       .type = type, .op = op, .root = 0};
+    myr_coll_args a = {.kind = MYR_COLL_REDUCE, .sbuf = in_rbuf && in == rbuf ? MPI_IN_PLACE : in,
+                       .rbuf = acc, .count = count, .type = type, .op = op, .root = 0};
     int err = local(self, c, a, why);
     if (!err && leader)
         err = leaders_reduce(self, c, acc, count, type, op, why);
@@ -517,8 +583,6 @@ static int reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int cou
         /* Allreduce: process 0's result to every leader, then fanned out. */
         if (!err && leader)
             err = leaders_bcast(self, c, acc, count, type, 0, why);
-        if (!err && leader)
-            move(rbuf, type, acc, count, type);
         if (!err) {
             myr_coll_args b = {.kind = MYR_COLL_BCAST, .rbuf = rbuf, .count = count,
                                .type = type, .root = 0};
@@ -527,13 +591,13 @@ static int reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int cou
     } else if (!err) {
         int from = c->sp->leader[0];
         if (c->me == from && root == from)
-            move(rbuf, type, acc, count, type);
+            ;   /* acc is rbuf */
         else if (c->me == from)
             err = lib_send(self, c, acc, count, type, root, TAG_RESULT);
         else if (c->me == root)
             err = lib_recv(self, c, rbuf, count, type, from, TAG_RESULT, why);
     }
-    free(block);
+    scratch_put(block);
     return err;
 }
 
@@ -706,7 +770,7 @@ static int scan(myr_rank *self, call *c, const myr_coll_args *a, bool exclusive,
         if (!err && me + 1 < n)
             err = lib_send(self, c, tmp, a->count, a->type, me + 1, TAG_SCAN);
     }
-    free(block);
+    scratch_put(block);
     return err;
 }
 
@@ -886,7 +950,7 @@ static int gatherv_hier(myr_rank *self, call *c, const myr_coll_args *a, const i
     long total = 0;
     err = member_bytes(self, c, a->kind == MYR_COLL_GATHER, mine, &sizes, &offsets, &total,
                        why);
-    void *pack = is_leader(c) && !err ? malloc(total ? (size_t)total : 1) : NULL;
+    void *pack = is_leader(c) && !err ? scratch_get(total ? (size_t)total : 1) : NULL;
     if (is_leader(c) && !err && !pack)
         err = no_memory(why);
     myr_coll_args l = {.kind = MYR_COLL_GATHERV, .sbuf = a->sbuf, .scount = a->scount,
@@ -896,7 +960,7 @@ static int gatherv_hier(myr_rank *self, call *c, const myr_coll_args *a, const i
         err = local(self, c, l, why);
     if (!err && is_leader(c))
         err = lib_send(self, c, pack, (int)total, MPI_BYTE, root, TAG_GATHER);
-    free(pack);
+    scratch_put(pack);
     free(sizes);
     free(offsets);
     return err;
@@ -942,7 +1006,7 @@ static int scatterv_hier(myr_rank *self, call *c, const myr_coll_args *a, const 
     long total = 0;
     err = member_bytes(self, c, a->kind == MYR_COLL_SCATTER, mine, &sizes, &offsets, &total,
                        why);
-    void *pack = is_leader(c) && !err ? malloc(total ? (size_t)total : 1) : NULL;
+    void *pack = is_leader(c) && !err ? scratch_get(total ? (size_t)total : 1) : NULL;
     if (is_leader(c) && !err && !pack)
         err = no_memory(why);
     if (!err && is_leader(c))
@@ -952,7 +1016,7 @@ static int scatterv_hier(myr_rank *self, call *c, const myr_coll_args *a, const 
                        .rcount = a->rcount, .rtype = a->rtype, .root = 0};
     if (!err || !is_leader(c))
         err = local(self, c, l, why);
-    free(pack);
+    scratch_put(pack);
     free(sizes);
     free(offsets);
     return err;
@@ -1052,16 +1116,16 @@ static int alltoall_hier(myr_rank *self, call *c, const myr_coll_args *a, const 
     size_t bb = (size_t)a->rcount * a->rtype->size;   /* bytes per block */
     size_t row = (size_t)remote * bb;                 /* a rank's remote blocks */
     size_t rows = (size_t)nl * row + 1;
-    char *out = malloc(row + 1), *in = malloc(row + 1);
-    char *all = leader ? malloc(rows) : NULL;       /* [member][remote rank] */
-    char *mix = leader ? malloc(rows) : NULL;       /* the same, arrived, to scatter */
-    char *xch = leader ? malloc(2 * rows) : NULL;   /* per process: out, then in */
+    char *out = scratch_get(row + 1), *in = scratch_get(row + 1);
+    char *all = leader ? scratch_get(rows) : NULL;       /* [member][remote rank] */
+    char *mix = leader ? scratch_get(rows) : NULL;       /* the same, arrived, to scatter */
+    char *xch = leader ? scratch_get(2 * rows) : NULL;   /* per process: out, then in */
     if (!out || !in || (leader && (!all || !mix || !xch))) {
-        free(out);
-        free(in);
-        free(all);
-        free(mix);
-        free(xch);
+        scratch_put(out);
+        scratch_put(in);
+        scratch_put(all);
+        scratch_put(mix);
+        scratch_put(xch);
         return no_memory(why);
     }
     int err = MPI_SUCCESS;
@@ -1139,11 +1203,11 @@ static int alltoall_hier(myr_rank *self, call *c, const myr_coll_args *a, const 
         move(at(a->rbuf, a->rtype, (long)after * a->rcount), a->rtype, in + (size_t)base * bb,
              (int)((size_t)(n - after) * bb), MPI_BYTE);
     }
-    free(out);
-    free(in);
-    free(all);
-    free(mix);
-    free(xch);
+    scratch_put(out);
+    scratch_put(in);
+    scratch_put(all);
+    scratch_put(mix);
+    scratch_put(xch);
     return err;
 }
 
@@ -1174,7 +1238,7 @@ static int reduce_scatter(myr_rank *self, call *c, const myr_coll_args *a, const
                            .rcount = block_form ? a->count : a->rcounts[me]};
         err = scatterv_hier(self, c, &s, block_form ? NULL : a->rcounts, displs, why);
     }
-    free(block);
+    scratch_put(block);
     free(displs);
     return err;
 }
