@@ -515,6 +515,72 @@ static int leaders_reduce(myr_rank *self, call *c, void *acc, int count, MPI_Dat
     return err;
 }
 
+/* Allreduce among the leaders of a long vector with a commutative op: a
+ * ring reduce-scatter, then a ring allgather (each leader sends and
+ * receives 2 (O - 1) / O of the vector, in both directions at once,
+ * where reduce-then-broadcast moves all of it twice one way after the
+ * other). acc holds this process's partial result, then everyone's. */
+enum { RING_MIN_BYTES = 65536 };
+
+static bool leaders_ring_fits(const call *c, int count, MPI_Datatype type, MPI_Op op)
+{
+    /* The same answer in every leader. */
+    return c->sp->nprocs > 1 && count >= c->sp->nprocs && myr_op_commutative(op) &&
+           (long)count * type->size >= RING_MIN_BYTES;
+}
+
+static int leaders_allreduce_ring(myr_rank *self, call *c, void *acc, int count,
+                                  MPI_Datatype type, MPI_Op op, const char **why)
+{
+    const coll_span *sp = c->sp;
+    int n = sp->nprocs, p = sp->my_proc;
+    int right = sp->leader[(p + 1) % n], left = sp->leader[(p + n - 1) % n];
+    int base = count / n, extra = count % n;
+#define RING_OFF(i) ((long)(i) * base + ((i) < extra ? (i) : extra))
+#define RING_CNT(i) (base + ((i) < extra ? 1 : 0))
+    void *block;
+    void *tmp = buffer_for(type, base + 1, &block);
+    if (!tmp)
+        return no_memory(why);
+    int err = MPI_SUCCESS;
+    for (int k = 0; k < n - 1 && !err; k++) {
+        int out = (p - k + n) % n, in = (p - k - 1 + n) % n;
+        struct myr_mpi_request *r = lib_irecv(self, c, tmp, RING_CNT(in), type, left, TAG_REDUCE);
+        if (!r) {
+            err = no_memory(why);
+            break;
+        }
+        err = lib_send(self, c, at(acc, type, RING_OFF(out)), RING_CNT(out), type, right,
+                       TAG_REDUCE);
+        if (err)
+            myr_p2p_cancel(r);
+        int e = lib_wait(self, r, why);
+        err = err ? err : e;
+        if (!err)
+            myr_op_reduce(op, type, (size_t)RING_CNT(in), tmp, at(acc, type, RING_OFF(in)));
+    }
+    /* Leader p now holds chunk p + 1 reduced over every process. */
+    for (int k = 0; k < n - 1 && !err; k++) {
+        int out = (p + 1 - k + n) % n, in = (p - k + n) % n;
+        struct myr_mpi_request *r = lib_irecv(self, c, at(acc, type, RING_OFF(in)), RING_CNT(in),
+                                              type, left, TAG_RESULT);
+        if (!r) {
+            err = no_memory(why);
+            break;
+        }
+        err = lib_send(self, c, at(acc, type, RING_OFF(out)), RING_CNT(out), type, right,
+                       TAG_RESULT);
+        if (err)
+            myr_p2p_cancel(r);
+        int e = lib_wait(self, r, why);
+        err = err ? err : e;
+    }
+#undef RING_OFF
+#undef RING_CNT
+    scratch_put(block);
+    return err;
+}
+
 /* A reduction whose processes' members interleave, with an op that does
  * not commute: every input to comm rank 0, folded there in rank order
  * (highest first, as MPI's convention asks), then sent to the root. */
@@ -577,11 +643,15 @@ static int reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int cou
     myr_coll_args a = {.kind = MYR_COLL_REDUCE, .sbuf = in_rbuf && in == rbuf ? MPI_IN_PLACE : in,
                        .rbuf = acc, .count = count, .type = type, .op = op, .root = 0};
     int err = local(self, c, a, why);
-    if (!err && leader)
+    bool ring = root < 0 && leaders_ring_fits(c, count, type, op);
+    if (!err && leader && ring)
+        err = leaders_allreduce_ring(self, c, acc, count, type, op, why);
+    else if (!err && leader)
         err = leaders_reduce(self, c, acc, count, type, op, why);
     if (root < 0) {
-        /* Allreduce: process 0's result to every leader, then fanned out. */
-        if (!err && leader)
+        /* Allreduce: process 0's result to every leader (unless the ring
+         * gave it to all), then fanned out. */
+        if (!err && leader && !ring)
             err = leaders_bcast(self, c, acc, count, type, 0, why);
         if (!err) {
             myr_coll_args b = {.kind = MYR_COLL_BCAST, .rbuf = rbuf, .count = count,
