@@ -318,7 +318,7 @@ static int proc_of_rank(const call *c, int r)
  * SCRATCH_KEEP). Take and give back under a lock: collectives of several
  * ranks, nonblocking ones included, run at once. */
 enum { SCRATCH_SLOTS = 8, SCRATCH_HEADER = 64 };
-#define SCRATCH_KEEP ((size_t)64 << 20)
+#define SCRATCH_KEEP ((size_t)16 << 20)
 static struct {
     myr_spinlock lock;
     void *block[SCRATCH_SLOTS];   /* each begins with its size */
