@@ -87,6 +87,11 @@ typedef struct coll_waiter {
 } coll_waiter;
 _Static_assert(sizeof(coll_waiter) == 32, "two waiters per line");
 
+/* What a communicator spanning processes does between its members'
+ * arrival and their release (coll_barrier_hooked): MPI_SUCCESS, or an
+ * error with *why. */
+typedef int (*coll_hook)(void *arg, const char **why);
+
 typedef struct coll_state {
     /* Immutable once published. */
     myr_rank *ranks;       /* the job it was built for (this process's ranks) */
@@ -119,6 +124,12 @@ typedef struct coll_state {
      * rounds): the groups' leaders wake nobody. */
     bool flat;
     char why[256];
+    /* coll_barrier_hooked: set by comm rank 0 before it arrives, run by it
+     * before the release, cleared then; `hook_completed`: the completer
+     * that handed the release to rank 0 did coll_complete. */
+    coll_hook hook;
+    void *hook_arg;
+    bool hook_completed;
     void *scratch;
     size_t scratch_cap;
     split_result *results; /* one per rank, allocated by the first creation */
@@ -204,6 +215,12 @@ static inline coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
 /* Take part in one round as comm rank `me`, with slot `mine`: returns after
  * the release, the completer's work (coll_complete) done. */
 void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine);
+/* A barrier of comm's ranks (all in this process) whose release waits for
+ * hook(arg), which comm rank 0 (alone passing it) runs once every rank has
+ * arrived: the hierarchy's seam (procs.c). One round: each rank is woken
+ * once. A hook error is every rank's. */
+int coll_barrier_hooked(MPI_Comm comm, myr_rank *self, coll_hook hook, void *arg,
+                        const char **why) __attribute__((warn_unused_result));
 /* Arrive at a round for the nonblocking operation `op` of comm rank `me`
  * (any ULT may do it for the rank) and return without waiting. The
  * arrival that completes the round does the completer's work, then, for

@@ -415,25 +415,32 @@ static int local(myr_rank *self, call *c, myr_coll_args a, const char **why)
 
 /* ---- the hierarchical four ------------------------------------------------- */
 
+/* Dissemination among the leaders: log2(P) rounds. */
+typedef struct leaders_barrier_args {
+    myr_rank *self;
+    call *c;
+} leaders_barrier_args;
+
+static int leaders_barrier(void *arg, const char **why)
+{
+    leaders_barrier_args *b = arg;
+    const coll_span *sp = b->c->sp;
+    int n = sp->nprocs, p = sp->my_proc, err = MPI_SUCCESS;
+    for (int k = 1; k < n && !err; k <<= 1) {
+        err = lib_send(b->self, b->c, NULL, 0, MPI_BYTE, sp->leader[(p + k) % n], TAG_BARRIER);
+        if (!err)
+            err = lib_recv(b->self, b->c, NULL, 0, MPI_BYTE, sp->leader[(p - k + n) % n],
+                           TAG_BARRIER, why);
+    }
+    return err;
+}
+
+/* One round of the process's members, whose release waits for the
+ * leaders' barrier (run by the leader, sub rank 0, once all arrived). */
 static int barrier(myr_rank *self, call *c, const char **why)
 {
-    int err = myr_coll_barrier(c->sub, self, why);
-    if (err)
-        return err;
-    if (is_leader(c)) {
-        /* Dissemination among the leaders: log2(P) rounds. */
-        const coll_span *sp = c->sp;
-        int n = sp->nprocs, p = sp->my_proc;
-        for (int k = 1; k < n && !err; k <<= 1) {
-            err = lib_send(self, c, NULL, 0, MPI_BYTE, sp->leader[(p + k) % n], TAG_BARRIER);
-            if (!err)
-                err = lib_recv(self, c, NULL, 0, MPI_BYTE, sp->leader[(p - k + n) % n],
-                               TAG_BARRIER, why);
-        }
-        if (err)
-            return err;
-    }
-    return myr_coll_barrier(c->sub, self, why);
+    leaders_barrier_args b = {self, c};
+    return coll_barrier_hooked(c->sub, self, is_leader(c) ? leaders_barrier : NULL, &b, why);
 }
 
 /* The leaders' binomial broadcast over processes from process `rp`. */
@@ -1169,9 +1176,10 @@ enum { ALLTOALL_HIER_MAX_BLOCK = 16384, ALLTOALL_HIER_MAX_TOTAL = 64 << 20 };
 static bool alltoall_hier_fits(const call *c, const myr_coll_args *a)
 {
     /* The same answer in every rank: it sees the same size and bytes. */
+    if (a->kind != MYR_COLL_ALLTOALL || !c->sp->ordered)
+        return false;   /* (the v and w forms have no rtype) */
     long bytes = (long)a->rcount * a->rtype->size, n = c->sp->size;
-    return c->sp->ordered && a->kind == MYR_COLL_ALLTOALL && bytes <= ALLTOALL_HIER_MAX_BLOCK &&
-           n * n * bytes <= ALLTOALL_HIER_MAX_TOTAL;
+    return bytes <= ALLTOALL_HIER_MAX_BLOCK && n * n * bytes <= ALLTOALL_HIER_MAX_TOTAL;
 }
 
 static int alltoall_hier(myr_rank *self, call *c, const myr_coll_args *a, const char **why)
@@ -1523,7 +1531,7 @@ int coll_procs_split(MPI_Comm parent, myr_rank *self, int color, int key, MPI_Co
          * table back to all. */
         int first = sp->leader[0];
         if (c.me == first) {
-            int *block = malloc((size_t)n * 2 * sizeof *block);
+            int *block = malloc((size_t)n * 3 * sizeof *block);   /* (rank, color, key) */
             if (!block)
                 err = no_memory(why);
             for (int q = 1; q < sp->nprocs && !err; q++) {

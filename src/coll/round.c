@@ -50,11 +50,14 @@
  *
  * The hierarchy's seam: the completer is the one rank that knows every
  * collocated rank has arrived and is still inside the call. When a
- * communicator spans several OS processes, the completer is where this
- * process's leader will take part in the inter-process level (a spanning
- * tree with one network edge per other OS process), exchanging this
- * process's combined data before publishing the release; the rest of the
- * round stays as it is.
+ * communicator spans several OS processes, its barrier is one round of
+ * the process's members whose release waits for the inter-process part
+ * (coll_barrier_hooked): comm rank 0, the process's leader, runs it as
+ * the completer, or, when another rank completes, is woken by that rank
+ * to run it and release everyone (so each rank is woken once, where a
+ * barrier, the leaders' exchange and another barrier woke it twice: 64
+ * ranks over 2 processes 10 -> 3.4 us). The other collectives still go
+ * round, exchange, round (procs.c).
  *
  * Groups are the blocks of consecutive ranks that the launcher
  * (launch/rank_start.c) starts on the same worker (rank i on worker i*W/N),
@@ -478,8 +481,17 @@ static void release_flat(coll_state *s, int me, unsigned gen)
 static void round_release(coll_state *s, int me, const coll_slot *mine, unsigned gen)
 {
     int g = s->waiters[me].group;
-    if (mine)
+    if (mine && !s->hook_completed)
         coll_complete(s, mine);
+    s->hook_completed = false;
+    if (__builtin_expect(s->hook != NULL, 0)) {
+        /* coll_barrier_hooked: this is rank 0, every rank has arrived. */
+        const char *why = NULL;
+        int err = s->hook(s->hook_arg, &why);
+        s->hook = NULL;
+        if (err != MPI_SUCCESS && s->err == MPI_SUCCESS)
+            coll_fail(s, err, "%s", why ? why : "the part across OS processes failed");
+    }
     bool flat = mine && (mine->nonblocking || s->err != MPI_SUCCESS);
     s->flat = flat;
     atomic_store_explicit(&s->release, gen + 1, memory_order_release);
@@ -533,8 +545,17 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
     atomic_store_explicit(&w->ult, spin ? NULL : self_ult, memory_order_relaxed);
     bool leader;
     if (round_arrive(s, me, mine, &leader)) {
-        round_release(s, me, mine, gen);
-        return;
+        if (__builtin_expect(s->hook == NULL || me == 0, 1)) {
+            round_release(s, me, mine, gen);
+            return;
+        }
+        /* coll_barrier_hooked: rank 0 runs the hook and releases; this
+         * rank waits like the others (its group is the only one). */
+        if (mine)
+            coll_complete(s, mine);
+        s->hook_completed = true;
+        leader = false;
+        wake(s, 0, gen);
     }
     myr_ult_t *none = NULL;
     if (spin && (myr_ult_spin_while_idle_unchanged(&w->delivered, before) ||
@@ -561,6 +582,11 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
             myr_cpu_relax();
         else
             sched_yield();   /* the resumer's kernel thread was preempted */
+    }
+    if (__builtin_expect(me == 0 && s->hook != NULL, 0)) {
+        /* Woken by the completer to run coll_barrier_hooked's hook. */
+        round_release(s, me, mine, gen);
+        return;
     }
     if (leader && !flat)
         wake_group(s, grp, me, gen);
@@ -600,6 +626,46 @@ int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
     coll_slot *mine = &s->slots[me];
     mine->kind = MYR_COLL_BARRIER;
     mine->nonblocking = false;
+    round_body(s, self, me, mine);
+    if (s->err != MPI_SUCCESS) {
+        *why = s->why;
+        return s->err;
+    }
+    return MPI_SUCCESS;
+}
+
+int coll_barrier_hooked(MPI_Comm comm, myr_rank *self, coll_hook hook, void *arg,
+                        const char **why)
+{
+    int me = myr_comm_rank(comm, self);
+    if (myr_comm_size(comm) == 1)
+        return hook(arg, why);
+    coll_state *s = coll_state_of(comm, self);
+    if (!s) {
+        *why = "out of memory for the communicator's collective state";
+        return MPI_ERR_NO_MEM;
+    }
+    if (s->ngroups != 1 || s->groups[0].chain) {
+        /* Wake-ups by a tree of group leaders or a chain, which expect
+         * the completer to release: two rounds around the hook. */
+        int err = myr_coll_barrier(comm, self, why);
+        if (err == MPI_SUCCESS && me == 0)
+            err = hook(arg, why);
+        const char *why2 = NULL;
+        int e = myr_coll_barrier(comm, self, &why2);
+        if (err == MPI_SUCCESS && e != MPI_SUCCESS)
+            *why = why2;
+        return err != MPI_SUCCESS ? err : e;
+    }
+    coll_note_comm(self, comm);
+    coll_slot *mine = &s->slots[me];
+    mine->kind = MYR_COLL_BARRIER;
+    mine->nonblocking = false;
+    if (me == 0) {
+        /* Published by this rank's arrival, before any completer reads it. */
+        s->hook = hook;
+        s->hook_arg = arg;
+    }
     round_body(s, self, me, mine);
     if (s->err != MPI_SUCCESS) {
         *why = s->why;
