@@ -55,6 +55,10 @@ typedef struct coll_span {
                               this process's members (sub rank i) */
     int *sub_of;           /* [size] a member's sub rank here, -1: elsewhere */
     split_result *results; /* [nlocal] what a split gives each */
+    /* [nlocal] a small Allreduce's buffers, by sub rank: written by each
+     * member before the round, read by the leader's hook (allreduce_small) */
+    const void **in;
+    void **out;
     int split_err;         /* and whether the leader could build them */
     char split_why[128];
 } coll_span;
@@ -72,6 +76,8 @@ static void span_free(coll_span *sp)
     free(sp->sub);
     free(sp->sub_of);
     free(sp->results);
+    free(sp->in);
+    free(sp->out);
     free(sp);
 }
 
@@ -122,8 +128,10 @@ static coll_span *span_build(const int *members, int size)
     sp->local_rank = malloc((size_t)(sp->nlocal ? sp->nlocal : 1) * sizeof *sp->local_rank);
     sp->sub = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->sub);
     sp->results = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->results);
+    sp->in = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->in);
+    sp->out = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->out);
     myr_rankmap *map = myr_rankmap_new(sp->nlocal);
-    if (!sp->local_rank || !sp->sub || !sp->results || !map) {
+    if (!sp->local_rank || !sp->sub || !sp->results || !sp->in || !sp->out || !map) {
         myr_rankmap_release(map);
         goto fail;
     }
@@ -630,11 +638,118 @@ static int reduce_in_order(myr_rank *self, call *c, const void *in, void *rbuf, 
     return err;
 }
 
+/* Allreduce among a power-of-two number of leaders by recursive
+ * doubling: log2(O) exchanges, both ways at once (reduce-then-broadcast
+ * takes 2 log2(O) one-way steps). Each step combines two neighbouring
+ * blocks of processes, the lower on the left: rank order holds when each
+ * process's members are consecutive. */
+static int leaders_allreduce_rd(myr_rank *self, call *c, void *acc, int count,
+                                MPI_Datatype type, MPI_Op op, const char **why)
+{
+    const coll_span *sp = c->sp;
+    int n = sp->nprocs, p = sp->my_proc;
+    void *block;
+    void *spare = buffer_for(type, count, &block);
+    if (!spare)
+        return no_memory(why);
+    void *cur = acc;
+    int err = MPI_SUCCESS;
+    for (int mask = 1; mask < n && !err; mask <<= 1) {
+        int q = p ^ mask;
+        struct myr_mpi_request *r = lib_irecv(self, c, spare, count, type, sp->leader[q],
+                                              TAG_REDUCE);
+        if (!r) {
+            err = no_memory(why);
+            break;
+        }
+        err = lib_send(self, c, cur, count, type, sp->leader[q], TAG_REDUCE);
+        if (err)
+            myr_p2p_cancel(r);
+        int e = lib_wait(self, r, why);
+        err = err ? err : e;
+        if (err)
+            break;
+        if (q < p) {
+            myr_op_reduce(op, type, (size_t)count, spare, cur);   /* theirs op mine */
+        } else {
+            myr_op_reduce(op, type, (size_t)count, cur, spare);   /* mine op theirs */
+            void *t = cur;
+            cur = spare;
+            spare = t;
+        }
+    }
+    if (!err && cur != acc)
+        move(acc, type, cur, count, type);
+    scratch_put(block);
+    return err;
+}
+
+/* A small Allreduce in one round of the process's members: each puts
+ * its buffers in the span, and the leader, once all have arrived, folds
+ * their inputs in rank order, runs the leaders' part and writes the
+ * result into every member's rbuf before the release (the members'
+ * buffers stay put: they wait in the round). Where a reduce round, the
+ * exchange and a broadcast round woke each rank twice. */
+enum { SMALL_ALLREDUCE_MAX = 8192 };
+
+typedef struct small_allreduce {
+    myr_rank *self;
+    call *c;
+    int count;
+    MPI_Datatype type;
+    MPI_Op op;
+} small_allreduce;
+
+static int allreduce_small_hook(void *arg, const char **why)
+{
+    small_allreduce *x = arg;
+    const coll_span *sp = x->c->sp;
+    int nl = sp->nlocal;
+    void *block;
+    void *acc = buffer_for(x->type, x->count, &block);
+    if (!acc)
+        return no_memory(why);
+    /* acc = in[0] op (in[1] op (... op in[nl - 1])): rank order. */
+    move(acc, x->type, sp->in[nl - 1], x->count, x->type);
+    for (int i = nl - 2; i >= 0; i--)
+        myr_op_reduce(x->op, x->type, (size_t)x->count, sp->in[i], acc);
+    int err, n = sp->nprocs;
+    if (leaders_ring_fits(x->c, x->count, x->type, x->op))
+        err = leaders_allreduce_ring(x->self, x->c, acc, x->count, x->type, x->op, why);
+    else if ((n & (n - 1)) == 0 && sp->ordered)
+        err = leaders_allreduce_rd(x->self, x->c, acc, x->count, x->type, x->op, why);
+    else if (!(err = leaders_reduce(x->self, x->c, acc, x->count, x->type, x->op, why)))
+        err = leaders_bcast(x->self, x->c, acc, x->count, x->type, 0, why);
+    for (int i = 0; !err && i < nl; i++)
+        move(sp->out[i], x->type, acc, x->count, x->type);
+    scratch_put(block);
+    return err;
+}
+
+static bool allreduce_small_fits(const call *c, int count, MPI_Datatype type, MPI_Op op)
+{
+    return (long)count * type->size <= SMALL_ALLREDUCE_MAX &&
+           (c->sp->ordered || myr_op_commutative(op));
+}
+
+static int allreduce_small(myr_rank *self, call *c, const void *sbuf, void *rbuf, int count,
+                           MPI_Datatype type, MPI_Op op, const char **why)
+{
+    int i = c->sp->sub_of[c->me];
+    c->sp->in[i] = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    c->sp->out[i] = rbuf;
+    small_allreduce x = {self, c, count, type, op};
+    return coll_barrier_hooked(c->sub, self, is_leader(c) ? allreduce_small_hook : NULL, &x,
+                               why);
+}
+
 /* Reduce (to `root`, or to everyone when root < 0). */
 static int reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int count,
                   MPI_Datatype type, MPI_Op op, int root, const char **why)
 {
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    if (root < 0 && allreduce_small_fits(c, count, type, op))
+        return allreduce_small(self, c, sbuf, rbuf, count, type, op, why);
     if (!c->sp->ordered && !myr_op_commutative(op)) {
         int err = reduce_in_order(self, c, in, rbuf, count, type, op, root, why);
         return err || root >= 0 ? err : bcast(self, c, rbuf, count, type, 0, why);
