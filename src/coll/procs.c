@@ -41,6 +41,13 @@
  * its shared object's `coll`; for MPI_COMM_WORLD, built by the first
  * collective). Processes are taken in the order of their first member
  * (their leader, the lowest comm rank they hold). */
+typedef struct member_args {
+    const void *in;
+    void *out;
+    size_t bytes;
+    MPI_Op op;
+} member_args;
+
 typedef struct coll_span {
     int size;              /* the communicator's */
     int nprocs;            /* processes holding its members */
@@ -55,10 +62,9 @@ typedef struct coll_span {
                               this process's members (sub rank i) */
     int *sub_of;           /* [size] a member's sub rank here, -1: elsewhere */
     split_result *results; /* [nlocal] what a split gives each */
-    /* [nlocal] a small Allreduce's buffers, by sub rank: written by each
+    /* [nlocal] a small Allreduce's arguments, by sub rank: written by each
      * member before the round, read by the leader's hook (allreduce_small) */
-    const void **in;
-    void **out;
+    struct member_args *args;
     int split_err;         /* and whether the leader could build them */
     char split_why[128];
 } coll_span;
@@ -76,8 +82,7 @@ static void span_free(coll_span *sp)
     free(sp->sub);
     free(sp->sub_of);
     free(sp->results);
-    free(sp->in);
-    free(sp->out);
+    free(sp->args);
     free(sp);
 }
 
@@ -128,10 +133,9 @@ static coll_span *span_build(const int *members, int size)
     sp->local_rank = malloc((size_t)(sp->nlocal ? sp->nlocal : 1) * sizeof *sp->local_rank);
     sp->sub = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->sub);
     sp->results = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->results);
-    sp->in = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->in);
-    sp->out = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->out);
+    sp->args = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->args);
     myr_rankmap *map = myr_rankmap_new(sp->nlocal);
-    if (!sp->local_rank || !sp->sub || !sp->results || !sp->in || !sp->out || !map) {
+    if (!sp->local_rank || !sp->sub || !sp->results || !sp->args || !map) {
         myr_rankmap_release(map);
         goto fail;
     }
@@ -705,14 +709,24 @@ static int allreduce_small_hook(void *arg, const char **why)
     small_allreduce *x = arg;
     const coll_span *sp = x->c->sp;
     int nl = sp->nlocal;
+    /* What the round's slots would have compared: the members' data sizes
+     * and ops (the leader's are the reference). */
+    for (int i = 1; i < nl; i++)
+        if (sp->args[i].bytes != sp->args[0].bytes || sp->args[i].op != x->op) {
+            *why = sp->args[i].op != x->op
+                       ? "the ranks of one OS process passed different ops to MPI_Allreduce"
+                       : "the ranks of one OS process passed MPI_Allreduce different amounts "
+                         "of data (counts or types)";
+            return sp->args[i].op != x->op ? MPI_ERR_OP : MPI_ERR_COUNT;
+        }
     void *block;
     void *acc = buffer_for(x->type, x->count, &block);
     if (!acc)
         return no_memory(why);
     /* acc = in[0] op (in[1] op (... op in[nl - 1])): rank order. */
-    move(acc, x->type, sp->in[nl - 1], x->count, x->type);
+    move(acc, x->type, sp->args[nl - 1].in, x->count, x->type);
     for (int i = nl - 2; i >= 0; i--)
-        myr_op_reduce(x->op, x->type, (size_t)x->count, sp->in[i], acc);
+        myr_op_reduce(x->op, x->type, (size_t)x->count, sp->args[i].in, acc);
     int err, n = sp->nprocs;
     if (leaders_ring_fits(x->c, x->count, x->type, x->op))
         err = leaders_allreduce_ring(x->self, x->c, acc, x->count, x->type, x->op, why);
@@ -721,7 +735,7 @@ static int allreduce_small_hook(void *arg, const char **why)
     else if (!(err = leaders_reduce(x->self, x->c, acc, x->count, x->type, x->op, why)))
         err = leaders_bcast(x->self, x->c, acc, x->count, x->type, 0, why);
     for (int i = 0; !err && i < nl; i++)
-        move(sp->out[i], x->type, acc, x->count, x->type);
+        move(sp->args[i].out, x->type, acc, x->count, x->type);
     scratch_put(block);
     return err;
 }
@@ -735,9 +749,9 @@ static bool allreduce_small_fits(const call *c, int count, MPI_Datatype type, MP
 static int allreduce_small(myr_rank *self, call *c, const void *sbuf, void *rbuf, int count,
                            MPI_Datatype type, MPI_Op op, const char **why)
 {
-    int i = c->sp->sub_of[c->me];
-    c->sp->in[i] = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    c->sp->out[i] = rbuf;
+    c->sp->args[c->sp->sub_of[c->me]] =
+        (member_args){.in = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .out = rbuf,
+                      .bytes = (size_t)count * type->size, .op = op};
     small_allreduce x = {self, c, count, type, op};
     return coll_barrier_hooked(c->sub, self, is_leader(c) ? allreduce_small_hook : NULL, &x,
                                why);
