@@ -712,12 +712,12 @@ static int allreduce_small_hook(void *arg, const char **why)
     /* What the round's slots would have compared: the members' data sizes
      * and ops (the leader's are the reference). */
     for (int i = 1; i < nl; i++)
-        if (sp->args[i].bytes != sp->args[0].bytes || sp->args[i].op != x->op) {
-            *why = sp->args[i].op != x->op
-                       ? "the ranks of one OS process passed different ops to MPI_Allreduce"
+        if (sp->args[i].bytes != sp->args[0].bytes || !myr_op_matches(sp->args[i].op, x->op)) {
+            bool op = !myr_op_matches(sp->args[i].op, x->op);
+            *why = op ? "the ranks of one OS process passed different ops to MPI_Allreduce"
                        : "the ranks of one OS process passed MPI_Allreduce different amounts "
                          "of data (counts or types)";
-            return sp->args[i].op != x->op ? MPI_ERR_OP : MPI_ERR_COUNT;
+            return op ? MPI_ERR_OP : MPI_ERR_COUNT;
         }
     void *block;
     void *acc = buffer_for(x->type, x->count, &block);
