@@ -60,6 +60,9 @@ typedef struct myr_config {
     int first_cpu;      /* pin worker i to the (first_cpu + i)-th allowed CPU
                          * (modulo their number), so that processes sharing
                          * a node's CPUs take different ones */
+    int spin_yield;     /* 1: an idle worker's spin gives its core away at
+                         * every turn (sched_yield; for more threads than
+                         * cores), -1: it does not, 0: MYR_SPIN_YIELD */
 } myr_config_t;
 
 /* Start the runtime with settings from the environment. The calling thread

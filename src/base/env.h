@@ -17,6 +17,7 @@ typedef enum myr_env_id {
     MYR_ENV_STACK_GUARD,
     MYR_ENV_BIND,
     MYR_ENV_SPIN_US,
+    MYR_ENV_SPIN_YIELD,
     MYR_ENV_STEAL_DELAY_US,
     MYR_ENV_PLACE,
     MYR_ENV_NRANKS,

@@ -207,12 +207,19 @@ static void share_node(myr_config_t *config, const myr_net_place *place)
     cpu_set_t mask;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     long allowed = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : cpus;
-    if (allowed < cpus)
-        return;   /* the launcher bound us: the mask is our share */
     long workers = allowed / place->node_procs;
     if (workers < 1)
         workers = 1;
-    if (!myr_env_get(MYR_ENV_WORKERS))
+    const char *w = myr_env_get(MYR_ENV_WORKERS);
+    long want = w ? atol(w) : workers;
+    /* More workers on the node than CPUs: a spinning thread would keep a
+     * core that a descheduled peer needs (MYR_SPIN_YIELD=auto). */
+    const char *y = myr_env_get(MYR_ENV_SPIN_YIELD);
+    if ((!y || strcmp(y, "auto") == 0) && place->node_procs * (want > 0 ? want : 1) > cpus)
+        config->spin_yield = 1;
+    if (allowed < cpus)
+        return;   /* the launcher bound us: the mask is our share */
+    if (!w)
         config->workers = (int)workers;
     config->first_cpu = (int)((place->node_index * workers) % allowed);
 }

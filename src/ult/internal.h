@@ -174,6 +174,7 @@ typedef struct myr_runtime {
     long max_map_count;               /* vm.max_map_count at init */
     myr_stack_depot stack_depot;      /* stacks shared between workers' pools */
     long spin_ns;
+    bool spin_yield;   /* idle spins give the core away at each turn (MYR_SPIN_YIELD) */
     long steal_delay_ns;   /* MYR_STEAL_DELAY_US */
     bool bind;
     int first_cpu;         /* myr_config_t.first_cpu */

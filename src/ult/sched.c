@@ -586,7 +586,10 @@ static inline bool spin_while_idle(const void *word, unsigned value,
                 break;
             }
         }
-        myr_cpu_relax();
+        if (myr_rt.spin_yield)
+            sched_yield();
+        else
+            myr_cpu_relax();
     }
     if (hooks)
         hooks->end();
@@ -672,7 +675,10 @@ static myr_ult *find_work(myr_worker *w)
         if (atomic_load_explicit(&myr_rt.shutdown, memory_order_acquire))
             break;
         if (round % 16 != 15) {
-            myr_cpu_relax();
+            if (myr_rt.spin_yield)
+                sched_yield();
+            else
+                myr_cpu_relax();
             continue;
         }
         advance(w);

@@ -211,6 +211,18 @@ static int read_config(const myr_config_t *cfg)
     }
     myr_rt.spin_ns = n * 1000;
 
+    myr_rt.spin_yield = false;
+    if (cfg && cfg->spin_yield) {
+        myr_rt.spin_yield = cfg->spin_yield > 0;
+    } else if ((v = myr_env_get(MYR_ENV_SPIN_YIELD))) {
+        if (strcmp(v, "1") == 0) {
+            myr_rt.spin_yield = true;
+        } else if (strcmp(v, "0") != 0 && strcmp(v, "auto") != 0) {
+            fprintf(stderr, "myriad: MYR_SPIN_YIELD=%s is not `auto`, `1` or `0`\n", v);
+            return MYR_ERR_ARG;
+        }
+    }
+
     n = DEFAULT_STEAL_DELAY_US;
     if ((v = myr_env_get(MYR_ENV_STEAL_DELAY_US)) &&
         (myr_env_parse_long(v, &n) != 0 || n > 1000000)) {

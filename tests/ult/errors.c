@@ -91,7 +91,7 @@ static void bad_environment_is_refused(void)
     const char *bad[][2] = {{"MYR_WORKERS", "0"},       {"MYR_WORKERS", "two"},
                             {"MYR_STACK_SIZE", "12q"},  {"MYR_STACK_SIZE", "1k"},
                             {"MYR_BIND", "sideways"},   {"MYR_SPIN_US", "-5"},
-                            {"MYR_STACK_GUARD", "sometimes"}};
+                            {"MYR_STACK_GUARD", "sometimes"}, {"MYR_SPIN_YIELD", "often"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setenv(bad[i][0], bad[i][1], 1);
         CHECK(myr_init() == MYR_ERR_ARG);
