@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check bench bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
+.PHONY: all deps demo check conformance bench bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -30,9 +30,16 @@ check: deps
 	@scripts/check
 
 # MPICH's test suite (fetched into ~/.cache/myriad from Debian's mpich
-# source package), every in-scope directory; prints the table per directory.
+# source package), every in-scope directory, once per configuration: one OS
+# process per job (1), each job's ranks split over two OS processes (half),
+# and, with CONFORMANCE_PROCS="1 half 2", two ranks per OS process (2).
+# Prints the table per directory of each, then all the tables together.
+CONFORMANCE_PROCS ?= 1 half
 conformance: all
-	BUILD=$(BUILD) tests/mpich/run
+	@for procs in $(CONFORMANCE_PROCS); do \
+		BUILD=$(BUILD) tests/mpich/run --procs $$procs || exit; done
+	@for procs in $(CONFORMANCE_PROCS); do \
+		echo; BUILD=$(BUILD) tests/mpich/run --procs $$procs --table; done
 
 # The ULT figures, then point-to-point side by side with Open MPI and MPICH
 # (scripts/bench-mpi installs them with scripts/install-deps --bench).
