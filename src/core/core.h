@@ -491,6 +491,7 @@ typedef struct myr_rank {
     myr_waitcell wait;
     int exit_code;                   /* main's return value */
     bool returned;                   /* main returned */
+    bool had_session;                /* it opened a session (mpi/session.c) */
 } myr_rank;
 
 /* Record what the calling ULT of r is about to block on, and that it no

@@ -120,8 +120,9 @@ void myr_mpi_rank_ended_uninitialized(myr_rank *r)
         return;
     /* The ranks of other processes may wait for this one, and no check can
      * tell across processes: as a process-based MPI's launcher does when a
-     * process leaves without MPI_Init, end the job. */
-    if (myr_the_job.multiprocess)
+     * process leaves without MPI_Init, end the job. Not for a rank that
+     * used MPI through a session only (MPI 4.0): it needs no MPI_Init. */
+    if (myr_the_job.multiprocess && !r->had_session)
         myr_mpi_die(1, "rank %d: ended without calling MPI_Init, in a job of several "
                     "OS processes (every rank must call it)", r->world_rank);
     arrive_at_finalize(r);

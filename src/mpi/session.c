@@ -82,6 +82,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     s->magic = MYR_MAGIC_SESSION;
     s->errors_return = errhandler == MPI_ERRORS_RETURN;
     s->owner = self;
+    self->had_session = true;
     atomic_fetch_add(&self->sessions, 1);
     *session = s;
     return MPI_SUCCESS;
