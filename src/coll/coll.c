@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-const char *const myr_coll_names[MYR_COLL_KINDS_ + 1][2] = {
+const char *const myr_coll_names[MYR_COLL_KINDS_ + 2][2] = {
     [MYR_COLL_BARRIER] = {"MPI_Barrier", "MPI_Ibarrier"},
     [MYR_COLL_BCAST] = {"MPI_Bcast", "MPI_Ibcast"},
     [MYR_COLL_GATHER] = {"MPI_Gather", "MPI_Igather"},
@@ -35,6 +35,7 @@ const char *const myr_coll_names[MYR_COLL_KINDS_ + 1][2] = {
     [MYR_COLL_SCAN] = {"MPI_Scan", "MPI_Iscan"},
     [MYR_COLL_EXSCAN] = {"MPI_Exscan", "MPI_Iexscan"},
     [COLL_CREATE] = {"a communicator constructor", "a communicator constructor"},
+    [COLL_CARRIED] = {"a collective failed elsewhere", "a collective failed elsewhere"},
 };
 
 static const char *slot_name(const coll_slot *c)
@@ -75,6 +76,11 @@ static bool groups_agree(const coll_state *s)
  * seen a disagreement, to name the first rank that differs from rank 0. */
 static bool slots_agree(coll_state *s)
 {
+    for (int r = 0; r < s->size; r++)
+        if (s->slots[r].kind == COLL_CARRIED) {
+            coll_fail(s, s->slots[r].a->carry, "%s", s->slots[r].a->carry_why);
+            return false;
+        }
     const coll_slot *ref = &s->slots[0];
     for (int r = 1; r < s->size; r++) {
         const coll_slot *c = &s->slots[r];
@@ -222,6 +228,8 @@ void coll_slot_fill(coll_slot *m, const myr_coll_args *a, int me, int size)
         m->in = m->in_place ? a->rbuf : a->sbuf;
         break;
     }
+    if (__builtin_expect(a->carry != MPI_SUCCESS, 0))
+        m->kind = COLL_CARRIED;
 }
 
 /* The common collectives of a communicator of one rank (a singleton job,

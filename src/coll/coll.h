@@ -126,6 +126,13 @@ typedef struct myr_coll_args {
     int count;
     MPI_Datatype type;
     MPI_Op op;
+    /* Set only by the collectives spanning OS processes (procs.c), for a
+     * round of one process's ranks: an error this rank has already met in
+     * the collective (another process's report, a message of the wrong
+     * size). The round then fails with it for every rank of the round, so
+     * that all of them report it. MPI_SUCCESS (0): none. */
+    int carry;
+    const char *carry_why;
 } myr_coll_args;
 
 /* Every rank of `comm` (an intracommunicator) calls the same collectives
@@ -142,9 +149,10 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *args,
 int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
     __attribute__((warn_unused_result));
 /* The MPI name of a collective ("MPI_Gatherv", "MPI_Igatherv"); inline:
- * every collective call names itself. (The table has one more kind, the
- * communicator constructors' rounds, coll_impl.h.) */
-extern const char *const myr_coll_names[MYR_COLL_KINDS_ + 1][2];
+ * every collective call names itself. (The table has two more kinds, the
+ * communicator constructors' rounds and a round carrying an error,
+ * coll_impl.h.) */
+extern const char *const myr_coll_names[MYR_COLL_KINDS_ + 2][2];
 static inline const char *myr_coll_name(myr_coll_kind kind, bool nonblocking)
 {
     return myr_coll_names[kind][nonblocking];

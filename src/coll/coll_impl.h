@@ -16,9 +16,11 @@
  * the PLT. */
 #pragma GCC visibility push(hidden)
 
-/* A round that creates communicators (comm_create.c), besides the
- * myr_coll_kind values. */
-enum { COLL_CREATE = MYR_COLL_KINDS_ };
+/* Besides the myr_coll_kind values: a round that creates communicators
+ * (comm_create.c), and the slot of a rank carrying an error into a round
+ * (myr_coll_args.carry; its collective is behind the slot's `a`), which
+ * no other slot matches, so the completer's full check finds it. */
+enum { COLL_CREATE = MYR_COLL_KINDS_, COLL_CARRIED };
 
 /* What a rank passes to a round; written by that rank before it arrives,
  * read by the completer and, in a parallel phase, by every rank. The

@@ -65,8 +65,11 @@ typedef struct coll_span {
     /* [nlocal] a small Allreduce's arguments, by sub rank: written by each
      * member before the round, read by the leader's hook (allreduce_small) */
     struct member_args *args;
+    /* [nlocal] where a member's error message lives once its collective
+     * has returned (allocated at its first error) */
+    char **why;
     int split_err;         /* and whether the leader could build them */
-    char split_why[128];
+    char split_why[192];
 } coll_span;
 
 static void span_free(coll_span *sp)
@@ -83,6 +86,9 @@ static void span_free(coll_span *sp)
     free(sp->sub_of);
     free(sp->results);
     free(sp->args);
+    for (int i = 0; sp->why && i < sp->nlocal; i++)
+        free(sp->why[i]);
+    free(sp->why);
     free(sp);
 }
 
@@ -134,8 +140,9 @@ static coll_span *span_build(const int *members, int size)
     sp->sub = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->sub);
     sp->results = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->results);
     sp->args = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->args);
+    sp->why = calloc((size_t)(sp->nlocal ? sp->nlocal : 1), sizeof *sp->why);
     myr_rankmap *map = myr_rankmap_new(sp->nlocal);
-    if (!sp->local_rank || !sp->sub || !sp->results || !sp->args || !map) {
+    if (!sp->local_rank || !sp->sub || !sp->results || !sp->args || !sp->why || !map) {
         myr_rankmap_release(map);
         goto fail;
     }
@@ -190,13 +197,29 @@ static coll_span *span_of(MPI_Comm comm)
 /* One call's view: the communicator, a copy of its handle on a context no
  * user message uses (so the library's messages never match the user's),
  * the layout, and the caller's comm rank and handle onto its process's
- * members. */
+ * members.
+ *
+ * Errors. A rank that meets an error in a collective (its process's
+ * round found the ranks' arguments disagree, a message from another
+ * process was of the wrong size or said that process failed) does not
+ * stop: it notes the first error here and goes on with every message and
+ * every round of the algorithm, its sends carrying the error instead of
+ * data (the class in the tag, no payload) and its rounds carrying it to
+ * the process's other ranks (myr_coll_args.carry). So the error reaches
+ * every process the algorithm's messages reach, no rank waits for a
+ * message that never comes, and no message is left over to be taken by
+ * the communicator's next collective. (MPICH's collectives do the same
+ * with an error bit in the tag.) Only running out of memory for a
+ * request may leave a message behind. */
 typedef struct call {
     MPI_Comm comm;
     struct myr_mpi_comm lib;
     coll_span *sp;
     int me;
     MPI_Comm sub;
+    int op_tag;         /* a reduction's op, in the tag of every message */
+    int err;            /* the first error met, MPI_SUCCESS: none */
+    char why[192];
 } call;
 
 /* Library contexts: the neighbour collectives use id | LIBRARY; these
@@ -216,12 +239,62 @@ static void call_init(call *c, MPI_Comm comm, myr_rank *self)
     c->sp = span_of(comm);
     c->me = myr_comm_rank(comm, self);
     c->sub = c->sp->sub[c->sp->sub_of[c->me]];
+    c->op_tag = 0;
+    c->err = MPI_SUCCESS;
 }
 
+/* Note an error (the first one stays). */
+static void fail(call *c, int err, const char *why)
+{
+    if (err == MPI_SUCCESS || c->err != MPI_SUCCESS)
+        return;
+    c->err = err;
+    snprintf(c->why, sizeof c->why, "%s", why ? why : "a collective across OS processes failed");
+}
+
+static int no_memory(call *c)
+{
+    fail(c, MPI_ERR_NO_MEM, "out of memory for a collective across OS processes");
+    return MPI_ERR_NO_MEM;
+}
+
+/* The call's outcome for the caller, its message kept where it outlives
+ * the call (the member's place in the span). */
+static int outcome(call *c, const char **why)
+{
+    if (c->err == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    char **kept = &c->sp->why[c->sp->sub_of[c->me]];
+    if (!*kept)
+        *kept = malloc(sizeof c->why);
+    if (*kept) {
+        memcpy(*kept, c->why, sizeof c->why);
+        *why = *kept;
+    } else {
+        *why = "a collective across OS processes failed";
+    }
+    return c->err;
+}
+
+/* Tags of the library's messages: the step; above it, for a reduction,
+ * which op the sender's rank passed (so that ranks of different processes
+ * that pass different ops find out from any message between them); above
+ * that, the error class a sender carries (then the message has no data). */
 enum {
     TAG_BARRIER = 1, TAG_BCAST, TAG_REDUCE, TAG_RESULT, TAG_GATHER, TAG_SCATTER,
     TAG_ALLTOALL, TAG_SCAN, TAG_SPLIT,
 };
+enum { TAG_STEP_BITS = 8, TAG_OP_BITS = 8 };
+#define TAG_STEP(tag) ((tag) & ((1 << TAG_STEP_BITS) - 1))
+#define TAG_OP(tag) (((tag) >> TAG_STEP_BITS) & ((1 << TAG_OP_BITS) - 1))
+#define TAG_CARRIED(tag) ((tag) >> (TAG_STEP_BITS + TAG_OP_BITS))
+
+/* An op as its tag bits: the predefined ones apart, user-defined ones
+ * alike (myr_op_matches). */
+static int op_tag(MPI_Op op)
+{
+    return ((int)op->kind + 1) << TAG_STEP_BITS;
+}
 
 /* ---- point-to-point on the library's context ------------------------------- */
 
@@ -264,38 +337,90 @@ static int comm_recv(myr_rank *self, MPI_Comm comm, void *buf, int count,
     return recv_result(&r, why);
 }
 
-static int lib_send(myr_rank *self, call *c, const void *buf, int count, MPI_Datatype type,
-                    int to, int tag)
+/* A step's message: its data, or nothing but the error this rank carries. */
+static void lib_send(myr_rank *self, call *c, const void *buf, int count, MPI_Datatype type,
+                     int to, int tag)
 {
-    return comm_send(self, &c->lib, buf, count, type, to, tag);
+    if (c->err != MPI_SUCCESS) {
+        buf = NULL;
+        count = 0;
+        type = MPI_BYTE;
+        tag |= c->err << (TAG_STEP_BITS + TAG_OP_BITS);
+    }
+    int err = comm_send(self, &c->lib, buf, count, type, to, tag | c->op_tag);
+    if (err)
+        fail(c, err, "a message between OS processes failed");
 }
 
-static int lib_recv(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type,
-                    int from, int tag, const char **why)
+/* What an arrival says: a collective takes exactly what its peer sends
+ * (MPI asks the type signatures to match), so a message of another size
+ * means the ranks' arguments disagree. Any tag is received (and checked
+ * here): an error class rides above the step. */
+static void arrived(call *c, const struct myr_mpi_request *r, int count, MPI_Datatype type,
+                    int tag)
 {
-    return comm_recv(self, &c->lib, buf, count, type, from, tag, why);
+    int got = r->status.MPI_TAG;
+    long long want = (long long)count * type->size;
+    if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE)
+        fail(c, MPI_ERR_TRUNCATE, "a rank of another OS process sent more data than this "
+             "rank's arguments take (the ranks' counts or types disagree)");
+    else if (r->status.MPI_ERROR != MPI_SUCCESS)
+        fail(c, r->status.MPI_ERROR, "a message between OS processes failed");
+    else if (TAG_CARRIED(got) != MPI_SUCCESS)
+        fail(c, TAG_CARRIED(got), "the collective failed in another OS process of the job "
+             "(there, the ranks' arguments disagree, or a message or memory failed)");
+    else if (TAG_STEP(got) != tag)
+        fail(c, MPI_ERR_INTERN, "the OS processes of the job are out of step in a collective "
+             "(a message of another step arrived)");
+    else if (TAG_OP(got) != TAG_OP(c->op_tag))
+        fail(c, MPI_ERR_OP, "ranks in different OS processes passed different ops to the "
+             "reduction");
+    else if (r->status.myr_bytes != want)
+        fail(c, MPI_ERR_COUNT, "a rank of another OS process sent less data than this "
+             "rank's arguments take (the ranks' counts or types disagree)");
+}
+
+static void lib_recv(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type,
+                     int from, int tag)
+{
+    _Alignas(64) struct myr_mpi_request r;
+    myr_p2p_recv_blocking(self, &r, buf, count, type, from, MPI_ANY_TAG, &c->lib);
+    arrived(c, &r, count, type, tag);
 }
 
 /* A receive left running while the caller sends (pairwise exchanges). */
-static struct myr_mpi_request *lib_irecv(myr_rank *self, call *c, void *buf, int count,
-                                         MPI_Datatype type, int from, int tag)
+typedef struct lib_request {
+    struct myr_mpi_request r;   /* first: aligned as requests want */
+    int count;
+    MPI_Datatype type;
+    int tag;
+} lib_request;
+
+static lib_request *lib_irecv(myr_rank *self, call *c, void *buf, int count,
+                              MPI_Datatype type, int from, int tag)
 {
-    struct myr_mpi_request *r = aligned_alloc(64, (sizeof *r + 63) / 64 * 64);
-    if (!r)
+    lib_request *q = aligned_alloc(64, (sizeof *q + 63) / 64 * 64);
+    if (!q) {
+        no_memory(c);
         return NULL;
-    myr_request_init(r, self, MYR_REQ_RECV);   /* not `heap`: no references to drop */
-    myr_request_set_recv(r, buf, count, type, from, tag, &c->lib);
-    myr_p2p_start_recv(r);
-    return r;
+    }
+    myr_request_init(&q->r, self, MYR_REQ_RECV);   /* not `heap`: no references to drop */
+    myr_request_set_recv(&q->r, buf, count, type, from, MPI_ANY_TAG, &c->lib);
+    q->count = count;
+    q->type = type;
+    q->tag = tag;
+    myr_p2p_start_recv(&q->r);
+    return q;
 }
 
-static int lib_wait(myr_rank *self, struct myr_mpi_request *r, const char **why)
+static void lib_wait(myr_rank *self, call *c, lib_request *q)
 {
-    myr_request_wait(self, r);
-    int err = recv_result(r, why);
-    myr_request_release(r);
-    free(r);
-    return err;
+    if (!q)
+        return;
+    myr_request_wait(self, &q->r);
+    arrived(c, &q->r, q->count, q->type, q->tag);
+    myr_request_release(&q->r);
+    free(q);
 }
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -396,12 +521,6 @@ static void *buffer_for(MPI_Datatype type, int count, void **block)
     return *block ? (char *)*block - type->true_lb : NULL;
 }
 
-static int no_memory(const char **why)
-{
-    *why = "out of memory for a collective across OS processes";
-    return MPI_ERR_NO_MEM;
-}
-
 static void *at(const void *buf, MPI_Datatype type, long elements)
 {
     return (char *)buf + elements * type->extent;
@@ -418,109 +537,116 @@ static void move(void *dst, MPI_Datatype dtype, const void *src, int count,
 }
 
 /* A collective among this process's members (sub ranks: their order in
- * the communicator; sub rank 0 is the leader). */
-static int local(myr_rank *self, call *c, myr_coll_args a, const char **why)
+ * the communicator; sub rank 0 is the leader), carrying the error this
+ * rank has met, if any: then it fails for all of them, with that error,
+ * before any data moves. Its error is noted and returned. */
+static int local(myr_rank *self, call *c, myr_coll_args a)
 {
     a.nonblocking = false;
-    return myr_coll_run(c->sub, self, &a, why);
+    a.carry = c->err;
+    a.carry_why = c->why;
+    const char *why = NULL;
+    int err = myr_coll_run(c->sub, self, &a, &why);
+    fail(c, err, why);
+    return err;
+}
+
+/* A round of the members whose release waits for `hook`, run by the
+ * leader once all have arrived (coll_barrier_hooked). */
+static void local_hooked(myr_rank *self, call *c, coll_hook hook, void *arg)
+{
+    const char *why = NULL;
+    int err = coll_barrier_hooked(c->sub, self, is_leader(c) ? hook : NULL, arg, &why);
+    fail(c, err, why);
 }
 
 /* ---- the hierarchical four ------------------------------------------------- */
 
 /* Dissemination among the leaders: log2(P) rounds. */
-typedef struct leaders_barrier_args {
+typedef struct leaders_args {
     myr_rank *self;
     call *c;
-} leaders_barrier_args;
+} leaders_args;
 
 static int leaders_barrier(void *arg, const char **why)
 {
-    leaders_barrier_args *b = arg;
-    const coll_span *sp = b->c->sp;
-    int n = sp->nprocs, p = sp->my_proc, err = MPI_SUCCESS;
-    for (int k = 1; k < n && !err; k <<= 1) {
-        err = lib_send(b->self, b->c, NULL, 0, MPI_BYTE, sp->leader[(p + k) % n], TAG_BARRIER);
-        if (!err)
-            err = lib_recv(b->self, b->c, NULL, 0, MPI_BYTE, sp->leader[(p - k + n) % n],
-                           TAG_BARRIER, why);
+    leaders_args *b = arg;
+    call *c = b->c;
+    const coll_span *sp = c->sp;
+    int n = sp->nprocs, p = sp->my_proc;
+    for (int k = 1; k < n; k <<= 1) {
+        lib_send(b->self, c, NULL, 0, MPI_BYTE, sp->leader[(p + k) % n], TAG_BARRIER);
+        lib_recv(b->self, c, NULL, 0, MPI_BYTE, sp->leader[(p - k + n) % n], TAG_BARRIER);
     }
-    return err;
+    return outcome(c, why);
 }
 
 /* One round of the process's members, whose release waits for the
  * leaders' barrier (run by the leader, sub rank 0, once all arrived). */
-static int barrier(myr_rank *self, call *c, const char **why)
+static void barrier(myr_rank *self, call *c)
 {
-    leaders_barrier_args b = {self, c};
-    return coll_barrier_hooked(c->sub, self, is_leader(c) ? leaders_barrier : NULL, &b, why);
+    leaders_args b = {self, c};
+    local_hooked(self, c, leaders_barrier, &b);
 }
 
 /* The leaders' binomial broadcast over processes from process `rp`. */
-static int leaders_bcast(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type,
-                         int rp, const char **why)
+static void leaders_bcast(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type,
+                          int rp)
 {
     const coll_span *sp = c->sp;
     int n = sp->nprocs, v = (sp->my_proc - rp + n) % n;
-    int mask = 1, err = MPI_SUCCESS;
+    int mask = 1;
     for (; mask < n; mask <<= 1)
         if (v & mask) {
-            err = lib_recv(self, c, buf, count, type, sp->leader[(v - mask + rp) % n],
-                           TAG_BCAST, why);
+            lib_recv(self, c, buf, count, type, sp->leader[(v - mask + rp) % n], TAG_BCAST);
             break;
         }
-    for (mask >>= 1; mask > 0 && !err; mask >>= 1)
+    for (mask >>= 1; mask > 0; mask >>= 1)
         if (v + mask < n)
-            err = lib_send(self, c, buf, count, type, sp->leader[(v + mask + rp) % n],
-                           TAG_BCAST);
-    return err;
+            lib_send(self, c, buf, count, type, sp->leader[(v + mask + rp) % n], TAG_BCAST);
 }
 
-static int bcast(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type, int root,
-                 const char **why)
+static void bcast(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type, int root)
 {
     int root_sub = c->sp->sub_of[root];
     myr_coll_args a = {.kind = MYR_COLL_BCAST, .rbuf = buf, .count = count, .type = type,
                        .root = root_sub};
-    int err = MPI_SUCCESS;
-    if (root_sub >= 0 && (err = local(self, c, a, why)))   /* the leader has it now */
-        return err;
-    if (is_leader(c) &&
-        (err = leaders_bcast(self, c, buf, count, type, proc_of_rank(c, root), why)))
-        return err;
+    if (root_sub >= 0)
+        local(self, c, a);   /* the leader has it now */
+    if (is_leader(c))
+        leaders_bcast(self, c, buf, count, type, proc_of_rank(c, root));
     if (root_sub < 0) {
         a.root = 0;
-        err = local(self, c, a, why);
+        local(self, c, a);
     }
-    return err;
 }
 
 /* The leaders' reduction of their processes' partial results (at acc,
  * count elements of type) to process 0 (of the communicator's), keeping
  * rank order when the layout is ordered: process 0's acc then holds the
  * result. */
-static int leaders_reduce(myr_rank *self, call *c, void *acc, int count, MPI_Datatype type,
-                          MPI_Op op, const char **why)
+static void leaders_reduce(myr_rank *self, call *c, void *acc, int count, MPI_Datatype type,
+                           MPI_Op op)
 {
     const coll_span *sp = c->sp;
     int n = sp->nprocs, p = sp->my_proc;
     void *block;
     void *other = buffer_for(type, count, &block);
     if (!other)
-        return no_memory(why);
+        no_memory(c);   /* (its receives then take their message as truncated) */
     /* The partial result so far is in `cur`; each level folds the next
      * block up into the spare buffer, which then holds it: no copy back
      * per level, one at the end if it ended in the spare. */
     void *cur = acc;
-    int err = MPI_SUCCESS;
-    for (int mask = 1; mask < n && !err; mask <<= 1) {
+    for (int mask = 1; mask < n; mask <<= 1) {
         if (p & mask) {
-            err = lib_send(self, c, cur, count, type, sp->leader[p - mask], TAG_REDUCE);
+            lib_send(self, c, cur, count, type, sp->leader[p - mask], TAG_REDUCE);
             break;
         }
         if (p + mask < n) {
             /* other = cur (lower ranks) op other (the next block up). */
-            err = lib_recv(self, c, other, count, type, sp->leader[p + mask], TAG_REDUCE, why);
-            if (!err) {
+            lib_recv(self, c, other, other ? count : 0, type, sp->leader[p + mask], TAG_REDUCE);
+            if (c->err == MPI_SUCCESS) {
                 myr_op_reduce(op, type, (size_t)count, cur, other);
                 void *t = cur;
                 cur = other;
@@ -528,10 +654,9 @@ static int leaders_reduce(myr_rank *self, call *c, void *acc, int count, MPI_Dat
             }
         }
     }
-    if (!err && cur != acc)
+    if (c->err == MPI_SUCCESS && cur != acc)
         move(acc, type, cur, count, type);
     scratch_put(block);
-    return err;
 }
 
 /* Allreduce among the leaders of a long vector with a commutative op: a
@@ -548,98 +673,76 @@ static bool leaders_ring_fits(const call *c, int count, MPI_Datatype type, MPI_O
            (long)count * type->size >= RING_MIN_BYTES;
 }
 
-static int leaders_allreduce_ring(myr_rank *self, call *c, void *acc, int count,
-                                  MPI_Datatype type, MPI_Op op, const char **why)
+static void leaders_allreduce_ring(myr_rank *self, call *c, void *acc, int count,
+                                   MPI_Datatype type, MPI_Op op)
 {
     const coll_span *sp = c->sp;
     int n = sp->nprocs, p = sp->my_proc;
     int right = sp->leader[(p + 1) % n], left = sp->leader[(p + n - 1) % n];
     int base = count / n, extra = count % n;
-#define RING_OFF(i) ((long)(i) * base + ((i) < extra ? (i) : extra))
-#define RING_CNT(i) (base + ((i) < extra ? 1 : 0))
     void *block;
     void *tmp = buffer_for(type, base + 1, &block);
     if (!tmp)
-        return no_memory(why);
-    int err = MPI_SUCCESS;
-    for (int k = 0; k < n - 1 && !err; k++) {
+        no_memory(c);
+#define RING_OFF(i) ((long)(i) * base + ((i) < extra ? (i) : extra))
+#define RING_CNT(i) (base + ((i) < extra ? 1 : 0))
+    for (int k = 0; k < n - 1; k++) {
         int out = (p - k + n) % n, in = (p - k - 1 + n) % n;
-        struct myr_mpi_request *r = lib_irecv(self, c, tmp, RING_CNT(in), type, left, TAG_REDUCE);
-        if (!r) {
-            err = no_memory(why);
-            break;
-        }
-        err = lib_send(self, c, at(acc, type, RING_OFF(out)), RING_CNT(out), type, right,
-                       TAG_REDUCE);
-        if (err)
-            myr_p2p_cancel(r);
-        int e = lib_wait(self, r, why);
-        err = err ? err : e;
-        if (!err)
+        lib_request *r = lib_irecv(self, c, tmp, tmp ? RING_CNT(in) : 0, type, left,
+                                   TAG_REDUCE);
+        lib_send(self, c, at(acc, type, RING_OFF(out)), RING_CNT(out), type, right, TAG_REDUCE);
+        lib_wait(self, c, r);
+        if (c->err == MPI_SUCCESS)
             myr_op_reduce(op, type, (size_t)RING_CNT(in), tmp, at(acc, type, RING_OFF(in)));
     }
     /* Leader p now holds chunk p + 1 reduced over every process. */
-    for (int k = 0; k < n - 1 && !err; k++) {
+    for (int k = 0; k < n - 1; k++) {
         int out = (p + 1 - k + n) % n, in = (p - k + n) % n;
-        struct myr_mpi_request *r = lib_irecv(self, c, at(acc, type, RING_OFF(in)), RING_CNT(in),
-                                              type, left, TAG_RESULT);
-        if (!r) {
-            err = no_memory(why);
-            break;
-        }
-        err = lib_send(self, c, at(acc, type, RING_OFF(out)), RING_CNT(out), type, right,
-                       TAG_RESULT);
-        if (err)
-            myr_p2p_cancel(r);
-        int e = lib_wait(self, r, why);
-        err = err ? err : e;
+        lib_request *r = lib_irecv(self, c, at(acc, type, RING_OFF(in)),
+                                   acc ? RING_CNT(in) : 0, type, left, TAG_RESULT);
+        lib_send(self, c, at(acc, type, RING_OFF(out)), RING_CNT(out), type, right, TAG_RESULT);
+        lib_wait(self, c, r);
     }
 #undef RING_OFF
 #undef RING_CNT
     scratch_put(block);
-    return err;
 }
 
 /* A reduction whose processes' members interleave, with an op that does
  * not commute: every input to comm rank 0, folded there in rank order
  * (highest first, as MPI's convention asks), then sent to the root. */
-static int reduce_in_order(myr_rank *self, call *c, const void *in, void *rbuf, int count,
-                           MPI_Datatype type, MPI_Op op, int root, const char **why)
+static void reduce_in_order(myr_rank *self, call *c, const void *in, void *rbuf, int count,
+                            MPI_Datatype type, MPI_Op op, int root)
 {
-    int err = MPI_SUCCESS;
     if (c->me != 0) {
-        err = lib_send(self, c, in, count, type, 0, TAG_REDUCE);
+        lib_send(self, c, in, count, type, 0, TAG_REDUCE);
     } else {
         void *b1, *b2;
         void *acc = buffer_for(type, count, &b1), *next = buffer_for(type, count, &b2);
-        if (!acc || !next) {
-            scratch_put(b1);
-            scratch_put(b2);
-            return no_memory(why);
-        }
+        if (!acc || !next)
+            no_memory(c);
         int n = c->sp->size;
-        for (int r = n - 1; r >= 0 && !err; r--) {
+        for (int r = n - 1; r >= 0; r--) {
+            if (r > 0)
+                lib_recv(self, c, next, next ? count : 0, type, r, TAG_REDUCE);
+            if (c->err != MPI_SUCCESS)
+                continue;   /* every message is still taken */
             if (r == 0)
                 move(next, type, in, count, type);
-            else
-                err = lib_recv(self, c, next, count, type, r, TAG_REDUCE, why);
-            if (!err && r == n - 1)
+            if (r == n - 1)
                 move(acc, type, next, count, type);
-            else if (!err)
+            else
                 myr_op_reduce(op, type, (size_t)count, next, acc);
         }
-        if (!err && root == 0)
-            move(rbuf, type, acc, count, type);
-        else if (!err && root > 0)
-            err = lib_send(self, c, acc, count, type, root, TAG_RESULT);
-        else if (!err)
-            move(rbuf, type, acc, count, type);   /* allreduce: then broadcast */
+        if (root > 0)
+            lib_send(self, c, acc, count, type, root, TAG_RESULT);
+        else if (c->err == MPI_SUCCESS)
+            move(rbuf, type, acc, count, type);   /* root 0, or an allreduce (then broadcast) */
         scratch_put(b1);
         scratch_put(b2);
     }
-    if (!err && root > 0 && c->me == root)
-        err = lib_recv(self, c, rbuf, count, type, 0, TAG_RESULT, why);
-    return err;
+    if (root > 0 && c->me == root)
+        lib_recv(self, c, rbuf, count, type, 0, TAG_RESULT);
 }
 
 /* Allreduce among a power-of-two number of leaders by recursive
@@ -647,32 +750,24 @@ static int reduce_in_order(myr_rank *self, call *c, const void *in, void *rbuf, 
  * takes 2 log2(O) one-way steps). Each step combines two neighbouring
  * blocks of processes, the lower on the left: rank order holds when each
  * process's members are consecutive. */
-static int leaders_allreduce_rd(myr_rank *self, call *c, void *acc, int count,
-                                MPI_Datatype type, MPI_Op op, const char **why)
+static void leaders_allreduce_rd(myr_rank *self, call *c, void *acc, int count,
+                                 MPI_Datatype type, MPI_Op op)
 {
     const coll_span *sp = c->sp;
     int n = sp->nprocs, p = sp->my_proc;
     void *block;
     void *spare = buffer_for(type, count, &block);
     if (!spare)
-        return no_memory(why);
+        no_memory(c);
     void *cur = acc;
-    int err = MPI_SUCCESS;
-    for (int mask = 1; mask < n && !err; mask <<= 1) {
+    for (int mask = 1; mask < n; mask <<= 1) {
         int q = p ^ mask;
-        struct myr_mpi_request *r = lib_irecv(self, c, spare, count, type, sp->leader[q],
-                                              TAG_REDUCE);
-        if (!r) {
-            err = no_memory(why);
-            break;
-        }
-        err = lib_send(self, c, cur, count, type, sp->leader[q], TAG_REDUCE);
-        if (err)
-            myr_p2p_cancel(r);
-        int e = lib_wait(self, r, why);
-        err = err ? err : e;
-        if (err)
-            break;
+        lib_request *r = lib_irecv(self, c, spare, spare ? count : 0, type, sp->leader[q],
+                                   TAG_REDUCE);
+        lib_send(self, c, cur, count, type, sp->leader[q], TAG_REDUCE);
+        lib_wait(self, c, r);
+        if (c->err != MPI_SUCCESS)
+            continue;   /* every exchange still takes place */
         if (q < p) {
             myr_op_reduce(op, type, (size_t)count, spare, cur);   /* theirs op mine */
         } else {
@@ -682,10 +777,9 @@ static int leaders_allreduce_rd(myr_rank *self, call *c, void *acc, int count,
             spare = t;
         }
     }
-    if (!err && cur != acc)
+    if (c->err == MPI_SUCCESS && cur != acc)
         move(acc, type, cur, count, type);
     scratch_put(block);
-    return err;
 }
 
 /* A small Allreduce in one round of the process's members: each puts
@@ -704,40 +798,53 @@ typedef struct small_allreduce {
     MPI_Op op;
 } small_allreduce;
 
+/* The leaders' allreduce of acc (each process's partial result). */
+static void leaders_allreduce(myr_rank *self, call *c, void *acc, int count, MPI_Datatype type,
+                              MPI_Op op)
+{
+    int n = c->sp->nprocs;
+    if (leaders_ring_fits(c, count, type, op)) {
+        leaders_allreduce_ring(self, c, acc, count, type, op);
+    } else if ((n & (n - 1)) == 0 && c->sp->ordered) {
+        leaders_allreduce_rd(self, c, acc, count, type, op);
+    } else {
+        leaders_reduce(self, c, acc, count, type, op);
+        leaders_bcast(self, c, acc, count, type, 0);
+    }
+}
+
 static int allreduce_small_hook(void *arg, const char **why)
 {
     small_allreduce *x = arg;
-    const coll_span *sp = x->c->sp;
+    call *c = x->c;
+    const coll_span *sp = c->sp;
     int nl = sp->nlocal;
     /* What the round's slots would have compared: the members' data sizes
-     * and ops (the leader's are the reference). */
-    for (int i = 1; i < nl; i++)
-        if (sp->args[i].bytes != sp->args[0].bytes || !myr_op_matches(sp->args[i].op, x->op)) {
-            bool op = !myr_op_matches(sp->args[i].op, x->op);
-            *why = op ? "the ranks of one OS process passed different ops to MPI_Allreduce"
-                       : "the ranks of one OS process passed MPI_Allreduce different amounts "
-                         "of data (counts or types)";
-            return op ? MPI_ERR_OP : MPI_ERR_COUNT;
-        }
+     * and ops (the leader's are the reference). A disagreement still runs
+     * the leaders' part, to carry it to the other processes. */
+    for (int i = 1; i < nl && c->err == MPI_SUCCESS; i++) {
+        if (!myr_op_matches(sp->args[i].op, x->op))
+            fail(c, MPI_ERR_OP, "the ranks of one OS process passed different ops to "
+                 "MPI_Allreduce");
+        else if (sp->args[i].bytes != sp->args[0].bytes)
+            fail(c, MPI_ERR_COUNT, "the ranks of one OS process passed MPI_Allreduce "
+                 "different amounts of data (counts or types)");
+    }
     void *block;
     void *acc = buffer_for(x->type, x->count, &block);
     if (!acc)
-        return no_memory(why);
-    /* acc = in[0] op (in[1] op (... op in[nl - 1])): rank order. */
-    move(acc, x->type, sp->args[nl - 1].in, x->count, x->type);
-    for (int i = nl - 2; i >= 0; i--)
-        myr_op_reduce(x->op, x->type, (size_t)x->count, sp->args[i].in, acc);
-    int err, n = sp->nprocs;
-    if (leaders_ring_fits(x->c, x->count, x->type, x->op))
-        err = leaders_allreduce_ring(x->self, x->c, acc, x->count, x->type, x->op, why);
-    else if ((n & (n - 1)) == 0 && sp->ordered)
-        err = leaders_allreduce_rd(x->self, x->c, acc, x->count, x->type, x->op, why);
-    else if (!(err = leaders_reduce(x->self, x->c, acc, x->count, x->type, x->op, why)))
-        err = leaders_bcast(x->self, x->c, acc, x->count, x->type, 0, why);
-    for (int i = 0; !err && i < nl; i++)
+        no_memory(c);
+    if (c->err == MPI_SUCCESS) {
+        /* acc = in[0] op (in[1] op (... op in[nl - 1])): rank order. */
+        move(acc, x->type, sp->args[nl - 1].in, x->count, x->type);
+        for (int i = nl - 2; i >= 0; i--)
+            myr_op_reduce(x->op, x->type, (size_t)x->count, sp->args[i].in, acc);
+    }
+    leaders_allreduce(x->self, c, acc, acc ? x->count : 0, x->type, x->op);
+    for (int i = 0; c->err == MPI_SUCCESS && i < nl; i++)
         move(sp->args[i].out, x->type, acc, x->count, x->type);
     scratch_put(block);
-    return err;
+    return outcome(c, why);
 }
 
 static bool allreduce_small_fits(const call *c, int count, MPI_Datatype type, MPI_Op op)
@@ -746,27 +853,30 @@ static bool allreduce_small_fits(const call *c, int count, MPI_Datatype type, MP
            (c->sp->ordered || myr_op_commutative(op));
 }
 
-static int allreduce_small(myr_rank *self, call *c, const void *sbuf, void *rbuf, int count,
-                           MPI_Datatype type, MPI_Op op, const char **why)
+static void allreduce_small(myr_rank *self, call *c, const void *sbuf, void *rbuf, int count,
+                            MPI_Datatype type, MPI_Op op)
 {
     c->sp->args[c->sp->sub_of[c->me]] =
         (member_args){.in = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .out = rbuf,
                       .bytes = (size_t)count * type->size, .op = op};
     small_allreduce x = {self, c, count, type, op};
-    return coll_barrier_hooked(c->sub, self, is_leader(c) ? allreduce_small_hook : NULL, &x,
-                               why);
+    local_hooked(self, c, allreduce_small_hook, &x);
 }
 
 /* Reduce (to `root`, or to everyone when root < 0). */
-static int reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int count,
-                  MPI_Datatype type, MPI_Op op, int root, const char **why)
+static void reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int count,
+                   MPI_Datatype type, MPI_Op op, int root)
 {
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    if (root < 0 && allreduce_small_fits(c, count, type, op))
-        return allreduce_small(self, c, sbuf, rbuf, count, type, op, why);
+    if (root < 0 && allreduce_small_fits(c, count, type, op)) {
+        allreduce_small(self, c, sbuf, rbuf, count, type, op);
+        return;
+    }
     if (!c->sp->ordered && !myr_op_commutative(op)) {
-        int err = reduce_in_order(self, c, in, rbuf, count, type, op, root, why);
-        return err || root >= 0 ? err : bcast(self, c, rbuf, count, type, 0, why);
+        reduce_in_order(self, c, in, rbuf, count, type, op, root);
+        if (root < 0)
+            bcast(self, c, rbuf, count, type, 0);
+        return;
     }
     bool leader = is_leader(c);
     /* A leader that gets the result accumulates in its own rbuf (no
@@ -774,37 +884,35 @@ static int reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int cou
     bool in_rbuf = leader && (root < 0 || root == c->me);
     void *block = NULL;
     void *acc = !leader ? NULL : in_rbuf ? rbuf : buffer_for(type, count, &block);
-    if (leader && !acc)
-        return no_memory(why);
+    if (leader && !acc && !in_rbuf)
+        no_memory(c);   /* carried into the round: it fails before writing acc */
     myr_coll_args a = {.kind = MYR_COLL_REDUCE, .sbuf = in_rbuf && in == rbuf ? MPI_IN_PLACE : in,
                        .rbuf = acc, .count = count, .type = type, .op = op, .root = 0};
-    int err = local(self, c, a, why);
+    local(self, c, a);
+    int lcount = leader && !acc && !in_rbuf ? 0 : count;
     bool ring = root < 0 && leaders_ring_fits(c, count, type, op);
-    if (!err && leader && ring)
-        err = leaders_allreduce_ring(self, c, acc, count, type, op, why);
-    else if (!err && leader)
-        err = leaders_reduce(self, c, acc, count, type, op, why);
+    if (leader && ring)
+        leaders_allreduce_ring(self, c, acc, lcount, type, op);
+    else if (leader)
+        leaders_reduce(self, c, acc, lcount, type, op);
     if (root < 0) {
         /* Allreduce: process 0's result to every leader (unless the ring
          * gave it to all), then fanned out. */
-        if (!err && leader && !ring)
-            err = leaders_bcast(self, c, acc, count, type, 0, why);
-        if (!err) {
-            myr_coll_args b = {.kind = MYR_COLL_BCAST, .rbuf = rbuf, .count = count,
-                               .type = type, .root = 0};
-            err = local(self, c, b, why);
-        }
-    } else if (!err) {
+        if (leader && !ring)
+            leaders_bcast(self, c, acc, lcount, type, 0);
+        myr_coll_args b = {.kind = MYR_COLL_BCAST, .rbuf = rbuf, .count = count, .type = type,
+                           .root = 0};
+        local(self, c, b);
+    } else {
         int from = c->sp->leader[0];
         if (c->me == from && root == from)
             ;   /* acc is rbuf */
         else if (c->me == from)
-            err = lib_send(self, c, acc, count, type, root, TAG_RESULT);
+            lib_send(self, c, acc, lcount, type, root, TAG_RESULT);
         else if (c->me == root)
-            err = lib_recv(self, c, rbuf, count, type, from, TAG_RESULT, why);
+            lib_recv(self, c, rbuf, count, type, from, TAG_RESULT);
     }
     scratch_put(block);
-    return err;
 }
 
 /* ---- the others, plain: when a process's members are not consecutive ---------
@@ -812,48 +920,61 @@ static int reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int cou
  * Linear or pairwise point-to-point among all ranks (collocated pairs still
  * copy once, through p2p.c). */
 
-static int gatherv_flat(myr_rank *self, call *c, const myr_coll_args *a, const int *rcounts,
-                   const int *rdispls, const char **why)
+/* The root's own block, copied rather than sent: the check a message
+ * would have had. */
+static bool own_block_fits(call *c, long long sent, long long room)
+{
+    if (sent > room)
+        fail(c, MPI_ERR_TRUNCATE, "the root's own block is larger than its room for it "
+             "(the counts or types disagree)");
+    else if (sent < room)
+        fail(c, MPI_ERR_COUNT, "the root's own block is smaller than its room for it "
+             "(the counts or types disagree)");
+    return sent == room;
+}
+
+static void gatherv_flat(myr_rank *self, call *c, const myr_coll_args *a, const int *rcounts,
+                         const int *rdispls)
 {
     int me = c->me, n = c->sp->size;
-    if (me != a->root)
-        return lib_send(self, c, a->sbuf, a->scount, a->stype, a->root, TAG_GATHER);
+    if (me != a->root) {
+        lib_send(self, c, a->sbuf, a->scount, a->stype, a->root, TAG_GATHER);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         void *dst = at(a->rbuf, a->rtype, rdispls ? rdispls[i] : (long)i * a->rcount);
         int cnt = rcounts ? rcounts[i] : a->rcount;
-        int err = MPI_SUCCESS;
         if (i != me)
-            err = lib_recv(self, c, dst, cnt, a->rtype, i, TAG_GATHER, why);
-        else if (a->sbuf != MPI_IN_PLACE)
+            lib_recv(self, c, dst, cnt, a->rtype, i, TAG_GATHER);
+        else if (a->sbuf != MPI_IN_PLACE && own_block_fits(c, (long long)a->scount *
+                                                                   a->stype->size,
+                                                           (long long)cnt * a->rtype->size))
             move(dst, a->rtype, a->sbuf, a->scount, a->stype);
-        if (err)
-            return err;
     }
-    return MPI_SUCCESS;
 }
 
-static int scatterv_flat(myr_rank *self, call *c, const myr_coll_args *a, const int *scounts,
-                    const int *sdispls, const char **why)
+static void scatterv_flat(myr_rank *self, call *c, const myr_coll_args *a, const int *scounts,
+                          const int *sdispls)
 {
     int me = c->me, n = c->sp->size;
-    if (me != a->root)
-        return lib_recv(self, c, a->rbuf, a->rcount, a->rtype, a->root, TAG_SCATTER, why);
+    if (me != a->root) {
+        lib_recv(self, c, a->rbuf, a->rcount, a->rtype, a->root, TAG_SCATTER);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         const void *src = at(a->sbuf, a->stype, sdispls ? sdispls[i] : (long)i * a->scount);
         int cnt = scounts ? scounts[i] : a->scount;
-        int err = MPI_SUCCESS;
         if (i != me)
-            err = lib_send(self, c, src, cnt, a->stype, i, TAG_SCATTER);
-        else if (a->rbuf != MPI_IN_PLACE)
+            lib_send(self, c, src, cnt, a->stype, i, TAG_SCATTER);
+        else if (a->rbuf != MPI_IN_PLACE &&
+                 own_block_fits(c, (long long)cnt * a->stype->size,
+                                (long long)a->rcount * a->rtype->size))
             move(a->rbuf, a->rtype, src, cnt, a->stype);
-        if (err)
-            return err;
     }
-    return MPI_SUCCESS;
 }
 
 /* Gather to rank 0, then a broadcast of every block. */
-static int allgatherv_flat(myr_rank *self, call *c, const myr_coll_args *a, const char **why)
+static void allgatherv_flat(myr_rank *self, call *c, const myr_coll_args *a)
 {
     int me = c->me, n = c->sp->size;
     myr_coll_args g = *a;
@@ -864,20 +985,18 @@ static int allgatherv_flat(myr_rank *self, call *c, const myr_coll_args *a, cons
         g.scount = a->rcounts ? a->rcounts[me] : a->rcount;
         g.stype = a->rtype;
     }
-    int err = gatherv_flat(self, c, &g, a->rcounts, a->rdispls, why);
-    if (err)
-        return err;
-    if (!a->rcounts)
-        return bcast(self, c, a->rbuf, a->rcount * n, a->rtype, 0, why);
-    for (int i = 0; i < n && !err; i++)
-        err = bcast(self, c, at(a->rbuf, a->rtype, a->rdispls[i]), a->rcounts[i], a->rtype, 0,
-                    why);
-    return err;
+    gatherv_flat(self, c, &g, a->rcounts, a->rdispls);
+    if (!a->rcounts) {
+        bcast(self, c, a->rbuf, a->rcount * n, a->rtype, 0);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        bcast(self, c, at(a->rbuf, a->rtype, a->rdispls[i]), a->rcounts[i], a->rtype, 0);
 }
 
 /* Every pair exchanges its blocks: all receives posted, then the sends
  * (from the next rank on, so that not every rank starts at rank 0). */
-static int alltoallw_flat(myr_rank *self, call *c, const myr_coll_args *a, const char **why)
+static void alltoallw_flat(myr_rank *self, call *c, const myr_coll_args *a)
 {
     int me = c->me, n = c->sp->size;
     bool w = a->kind == MYR_COLL_ALLTOALLW, in_place = a->sbuf == MPI_IN_PLACE;
@@ -898,48 +1017,49 @@ static int alltoallw_flat(myr_rank *self, call *c, const myr_coll_args *a, const
             span = end > span ? end : span;
         }
         copy = malloc(span ? span : 1);
-        if (!copy)
-            return no_memory(why);
-        memcpy(copy, a->rbuf, span);
+        if (copy)
+            memcpy(copy, a->rbuf, span);
+        else
+            no_memory(c);   /* the sends then carry the error, without data */
         sbuf = copy;
         stypes = a->rtypes;
         scounts = a->rcounts;
         sdispls = a->rdispls;
     }
-    struct myr_mpi_request **reqs = calloc((size_t)n, sizeof *reqs);
+    /* Alltoall: this rank's blocks to send are the size of every
+     * receiver's (the signatures match), a mismatch the others would see
+     * as truncation or short data, but not this rank. */
+    if (a->kind == MYR_COLL_ALLTOALL && !in_place &&
+        (long long)a->scount * a->stype->size != (long long)a->rcount * a->rtype->size)
+        fail(c, (long long)a->scount * a->stype->size > (long long)a->rcount * a->rtype->size
+                    ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+             "MPI_Alltoall: this rank's blocks to send and to receive differ in size (the "
+             "ranks' counts or types disagree)");
+    lib_request **reqs = calloc((size_t)n, sizeof *reqs);
     if (!reqs) {
         free(copy);
-        return no_memory(why);
+        no_memory(c);
+        return;
     }
-    int err = MPI_SUCCESS;
-    for (int i = 0; i < n && !err; i++) {
+    for (int i = 0; i < n; i++) {
         MPI_Datatype t = w ? a->rtypes[i] : a->rtype;
         int cnt = a->rcounts ? a->rcounts[i] : a->rcount;
         void *dst = w ? (char *)a->rbuf + a->rdispls[i]
                       : at(a->rbuf, t, a->rdispls ? a->rdispls[i] : (long)i * a->rcount);
-        if (!(reqs[i] = lib_irecv(self, c, dst, cnt, t, i, TAG_ALLTOALL)))
-            err = no_memory(why);
+        reqs[i] = lib_irecv(self, c, dst, cnt, t, i, TAG_ALLTOALL);
     }
-    for (int k = 0; k < n && !err; k++) {
+    for (int k = 0; k < n; k++) {
         int i = (me + k) % n;
         MPI_Datatype t = w ? stypes[i] : (in_place ? a->rtype : a->stype);
         int cnt = scounts ? scounts[i] : (in_place ? a->rcount : a->scount);
         const void *src = w ? (const char *)sbuf + sdispls[i]
                             : at(sbuf, t, sdispls ? sdispls[i] : (long)i * cnt);
-        err = lib_send(self, c, src, cnt, t, i, TAG_ALLTOALL);
+        lib_send(self, c, src, cnt, t, i, TAG_ALLTOALL);
     }
     for (int i = 0; i < n; i++)
-        if (reqs[i]) {
-            /* After a failure, a receive nobody will match: leave it. */
-            if (err) {
-                myr_p2p_cancel(reqs[i]);
-            }
-            int e = lib_wait(self, reqs[i], why);
-            err = err ? err : e;
-        }
+        lib_wait(self, c, reqs[i]);
     free(reqs);
     free(copy);
-    return err;
 }
 
 /* Inclusive (or exclusive) prefix reduction along the ranks: a chain,
@@ -949,35 +1069,37 @@ static int alltoallw_flat(myr_rank *self, call *c, const myr_coll_args *a, const
  * leaders, a fan-out) measured slower: 94 us against the chain's 26 us for
  * 1 KiB at 64 ranks over 2 processes, its four rounds in shared memory
  * costing more than the chain's collocated hops. */
-static int scan(myr_rank *self, call *c, const myr_coll_args *a, bool exclusive,
-                const char **why)
+static void scan(myr_rank *self, call *c, const myr_coll_args *a, bool exclusive)
 {
     int me = c->me, n = c->sp->size;
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     void *block;
     void *tmp = buffer_for(a->type, a->count, &block);
     if (!tmp)
-        return no_memory(why);
-    int err = MPI_SUCCESS;
+        no_memory(c);
     if (!exclusive) {
         if (in != a->rbuf)
             move(a->rbuf, a->type, in, a->count, a->type);
-        if (me > 0 &&
-            !(err = lib_recv(self, c, tmp, a->count, a->type, me - 1, TAG_SCAN, why)))
-            myr_op_reduce(a->op, a->type, (size_t)a->count, tmp, a->rbuf);
-        if (!err && me + 1 < n)
-            err = lib_send(self, c, a->rbuf, a->count, a->type, me + 1, TAG_SCAN);
+        if (me > 0) {
+            lib_recv(self, c, tmp, tmp ? a->count : 0, a->type, me - 1, TAG_SCAN);
+            if (c->err == MPI_SUCCESS)
+                myr_op_reduce(a->op, a->type, (size_t)a->count, tmp, a->rbuf);
+        }
+        if (me + 1 < n)
+            lib_send(self, c, a->rbuf, a->count, a->type, me + 1, TAG_SCAN);
     } else {
         /* tmp: the prefix through this rank, for the next one. */
-        move(tmp, a->type, in, a->count, a->type);
-        if (me > 0 &&
-            !(err = lib_recv(self, c, a->rbuf, a->count, a->type, me - 1, TAG_SCAN, why)))
-            myr_op_reduce(a->op, a->type, (size_t)a->count, a->rbuf, tmp);
-        if (!err && me + 1 < n)
-            err = lib_send(self, c, tmp, a->count, a->type, me + 1, TAG_SCAN);
+        if (tmp)
+            move(tmp, a->type, in, a->count, a->type);
+        if (me > 0) {
+            lib_recv(self, c, a->rbuf, a->count, a->type, me - 1, TAG_SCAN);
+            if (c->err == MPI_SUCCESS)
+                myr_op_reduce(a->op, a->type, (size_t)a->count, a->rbuf, tmp);
+        }
+        if (me + 1 < n)
+            lib_send(self, c, tmp, a->count, a->type, me + 1, TAG_SCAN);
     }
     scratch_put(block);
-    return err;
 }
 
 /* ---- the others, following the hierarchy ------------------------------------
@@ -993,7 +1115,7 @@ static int scan(myr_rank *self, call *c, const myr_coll_args *a, bool exclusive,
 /* Where the blocks of comm ranks [from, from + n) of a layout lie (counts[i]
  * elements of type at displs[i] extents, or `count` each, one after the
  * other, when counts is NULL): buf, count and type to send or receive them
- * in one message. */
+ * in one message. Out of memory: none (NULL, 0), and the error noted. */
 typedef struct region {
     void *buf;
     int count;
@@ -1001,19 +1123,21 @@ typedef struct region {
     MPI_Datatype made;   /* to release, or NULL */
 } region;
 
-static int region_of(region *g, const void *buf, MPI_Datatype type, int count,
-                     const int *counts, const int *displs, int from, int n, const char **why)
+static void region_of(call *c, region *g, const void *buf, MPI_Datatype type, int count,
+                      const int *counts, const int *displs, int from, int n)
 {
     *g = (region){.buf = (void *)buf, .count = 0, .type = MPI_BYTE};
     if (!counts && (long)n * count <= INT_MAX) {
         g->buf = at(buf, type, (long)from * count);
         g->count = n * count;
         g->type = type;
-        return MPI_SUCCESS;
+        return;
     }
     myr_dt_entry *e = malloc((size_t)(n ? n : 1) * sizeof *e);
-    if (!e)
-        return no_memory(why);
+    if (!e) {
+        no_memory(c);
+        return;
+    }
     int k = 0;
     for (int i = from; i < from + n; i++) {
         int cnt = counts ? counts[i] : count;
@@ -1024,14 +1148,15 @@ static int region_of(region *g, const void *buf, MPI_Datatype type, int count,
     }
     int err = k ? myr_datatype_create(&g->made, k, e, 1, 0, 0) : MPI_SUCCESS;
     free(e);
-    if (err)
-        return no_memory(why);
+    if (err) {
+        no_memory(c);
+        return;
+    }
     if (k) {
         g->made->committed = true;   /* built here, used here only */
         g->type = g->made;
         g->count = 1;
     }
-    return MPI_SUCCESS;
 }
 
 static void region_release(region *g)
@@ -1041,9 +1166,10 @@ static void region_release(region *g)
 }
 
 /* The comm ranks' counts and displacements of this process's members,
- * for a local v collective (NULL counts: `count` each, rank-major). */
-static int local_layout(const call *c, int count, const int *counts, const int *displs,
-                        int **lcounts, int **ldispls, const char **why)
+ * for a local v collective (NULL counts: `count` each, rank-major). NULL
+ * when out of memory (noted). */
+static void local_layout(call *c, int count, const int *counts, const int *displs,
+                         int **lcounts, int **ldispls)
 {
     int nl = c->sp->nlocal, base = c->sp->leader[c->sp->my_proc];
     *lcounts = malloc((size_t)nl * sizeof **lcounts);
@@ -1051,40 +1177,40 @@ static int local_layout(const call *c, int count, const int *counts, const int *
     if (!*lcounts || !*ldispls) {
         free(*lcounts);
         free(*ldispls);
-        return no_memory(why);
+        *lcounts = *ldispls = NULL;
+        no_memory(c);
+        return;
     }
     for (int i = 0; i < nl; i++) {
         (*lcounts)[i] = counts ? counts[base + i] : count;
         (*ldispls)[i] = displs ? displs[base + i] : (base + i) * count;
     }
-    return MPI_SUCCESS;
 }
 
 /* The members' byte counts at the leader (sizes[nl], offsets[nl]) and
  * their total: everyone's `mine` when all are alike, else a gather among
  * the members. */
-static int member_bytes(myr_rank *self, call *c, bool alike, int mine, int **sizes,
-                        int **offsets, long *total, const char **why)
+static void member_bytes(myr_rank *self, call *c, bool alike, int mine, int **sizes,
+                         int **offsets, long *total)
 {
     int nl = c->sp->nlocal;
     bool leader = is_leader(c);
     *sizes = *offsets = NULL;
+    *total = 0;
     if (leader) {
         *sizes = malloc((size_t)nl * sizeof **sizes);
         *offsets = malloc((size_t)nl * sizeof **offsets);
         if (!*sizes || !*offsets)
-            return no_memory(why);
+            no_memory(c);
     }
     if (!alike) {
         myr_coll_args g = {.kind = MYR_COLL_GATHER, .sbuf = &mine, .scount = 1,
                            .stype = MPI_INT, .rbuf = *sizes, .rcount = 1, .rtype = MPI_INT,
                            .root = 0};
-        int err = local(self, c, g, why);
-        if (err || !leader)
-            return err;
+        local(self, c, g);
     }
-    if (!leader)
-        return MPI_SUCCESS;
+    if (!leader || c->err != MPI_SUCCESS)
+        return;
     long t = 0;
     for (int i = 0; i < nl; i++) {
         if (alike)
@@ -1094,21 +1220,19 @@ static int member_bytes(myr_rank *self, call *c, bool alike, int mine, int **siz
     }
     *total = t;
     if (t > INT_MAX) {
-        *why = "more than 2 GiB from one OS process in one collective";
-        return MPI_ERR_COUNT;
+        fail(c, MPI_ERR_COUNT, "more than 2 GiB from one OS process in one collective");
+        *total = 0;
     }
-    return MPI_SUCCESS;
 }
 
-static int gatherv_hier(myr_rank *self, call *c, const myr_coll_args *a, const int *rcounts,
-                        const int *rdispls, const char **why)
+static void gatherv_hier(myr_rank *self, call *c, const myr_coll_args *a, const int *rcounts,
+                         const int *rdispls)
 {
     const coll_span *sp = c->sp;
     int root = a->root, rp = proc_of_rank(c, root), p = sp->my_proc, n = sp->nprocs;
-    int err = MPI_SUCCESS;
     if (p == rp) {
         /* Other processes' blocks straight into place, this one's by a local gather. */
-        struct myr_mpi_request **reqs = NULL;
+        lib_request **reqs = NULL;
         region *g = NULL;
         int *lcounts = NULL, *ldispls = NULL;
         myr_coll_args l = {.kind = MYR_COLL_GATHERV, .sbuf = a->sbuf, .scount = a->scount,
@@ -1118,68 +1242,58 @@ static int gatherv_hier(myr_rank *self, call *c, const myr_coll_args *a, const i
             reqs = calloc((size_t)n, sizeof *reqs);
             g = calloc((size_t)n, sizeof *g);
             if (!reqs || !g)
-                err = no_memory(why);
-            for (int q = 0; q < n && !err; q++)
-                if (q != p && !(err = region_of(&g[q], a->rbuf, a->rtype, a->rcount, rcounts,
-                                                 rdispls, sp->leader[q], sp->proc_count[q],
-                                                 why)) &&
-                    !(reqs[q] = lib_irecv(self, c, g[q].buf, g[q].count, g[q].type,
-                                          sp->leader[q], TAG_GATHER)))
-                    err = no_memory(why);
-            if (!err)
-                err = local_layout(c, a->rcount, rcounts, rdispls, &lcounts, &ldispls, why);
+                no_memory(c);
+            for (int q = 0; reqs && g && q < n; q++)
+                if (q != p) {
+                    region_of(c, &g[q], a->rbuf, a->rtype, a->rcount, rcounts, rdispls,
+                              sp->leader[q], sp->proc_count[q]);
+                    reqs[q] = lib_irecv(self, c, g[q].buf, g[q].count, g[q].type,
+                                        sp->leader[q], TAG_GATHER);
+                }
+            local_layout(c, a->rcount, rcounts, rdispls, &lcounts, &ldispls);
             l.rcounts = lcounts;
             l.rdispls = ldispls;
         }
-        /* The members join even after the root failed: they would wait. */
-        int e = local(self, c, l, why);
-        err = err ? err : e;
-        for (int q = 0; reqs && q < n; q++) {
-            if (!reqs[q])
-                continue;
-            if (err)
-                myr_p2p_cancel(reqs[q]);
-            e = lib_wait(self, reqs[q], why);
-            err = err ? err : e;
-        }
+        local(self, c, l);
+        for (int q = 0; reqs && q < n; q++)
+            lib_wait(self, c, reqs[q]);
         for (int q = 0; g && q < n; q++)
             region_release(&g[q]);
         free(reqs);
         free(g);
         free(lcounts);
         free(ldispls);
-        return err;
+        return;
     }
     /* Packed at the leader by a local gather, then one message to the root. */
     int mine = (int)((long)a->scount * a->stype->size);
     int *sizes, *offsets;
-    long total = 0;
-    err = member_bytes(self, c, a->kind == MYR_COLL_GATHER, mine, &sizes, &offsets, &total,
-                       why);
-    void *pack = is_leader(c) && !err ? scratch_get(total ? (size_t)total : 1) : NULL;
-    if (is_leader(c) && !err && !pack)
-        err = no_memory(why);
+    long total;
+    member_bytes(self, c, a->kind == MYR_COLL_GATHER, mine, &sizes, &offsets, &total);
+    void *pack = is_leader(c) && c->err == MPI_SUCCESS ? scratch_get(total ? (size_t)total : 1)
+                                                       : NULL;
+    if (is_leader(c) && !pack)
+        no_memory(c);
     myr_coll_args l = {.kind = MYR_COLL_GATHERV, .sbuf = a->sbuf, .scount = a->scount,
                        .stype = a->stype, .rbuf = pack, .rtype = MPI_BYTE, .rcounts = sizes,
                        .rdispls = offsets, .root = 0};
-    if (!err || !is_leader(c))
-        err = local(self, c, l, why);
-    if (!err && is_leader(c))
-        err = lib_send(self, c, pack, (int)total, MPI_BYTE, root, TAG_GATHER);
+    local(self, c, l);
+    if (is_leader(c))
+        lib_send(self, c, pack, (int)total, MPI_BYTE, root, TAG_GATHER);
     scratch_put(pack);
     free(sizes);
     free(offsets);
-    return err;
 }
 
-static int scatterv_hier(myr_rank *self, call *c, const myr_coll_args *a, const int *scounts,
-                         const int *sdispls, const char **why)
+static void scatterv_hier(myr_rank *self, call *c, const myr_coll_args *a, const int *scounts,
+                          const int *sdispls)
 {
     const coll_span *sp = c->sp;
-    if (!sp->ordered)
-        return scatterv_flat(self, c, a, scounts, sdispls, why);
+    if (!sp->ordered) {
+        scatterv_flat(self, c, a, scounts, sdispls);
+        return;
+    }
     int root = a->root, rp = proc_of_rank(c, root), p = sp->my_proc, n = sp->nprocs;
-    int err = MPI_SUCCESS;
     if (p == rp) {
         /* Each other process's blocks straight from place, this one's by a
          * local scatter. */
@@ -1188,55 +1302,50 @@ static int scatterv_hier(myr_rank *self, call *c, const myr_coll_args *a, const 
                            .rbuf = a->rbuf, .rcount = a->rcount, .rtype = a->rtype,
                            .root = sp->sub_of[root]};
         if (c->me == root) {
-            for (int k = 1; k < n && !err; k++) {
+            for (int k = 1; k < n; k++) {
                 int q = (p + k) % n;
                 region g;
-                err = region_of(&g, a->sbuf, a->stype, a->scount, scounts, sdispls,
-                                sp->leader[q], sp->proc_count[q], why);
-                if (!err)
-                    err = lib_send(self, c, g.buf, g.count, g.type, sp->leader[q], TAG_SCATTER);
+                region_of(c, &g, a->sbuf, a->stype, a->scount, scounts, sdispls,
+                          sp->leader[q], sp->proc_count[q]);
+                lib_send(self, c, g.buf, g.count, g.type, sp->leader[q], TAG_SCATTER);
                 region_release(&g);
             }
-            if (!err)
-                err = local_layout(c, a->scount, scounts, sdispls, &lcounts, &ldispls, why);
+            local_layout(c, a->scount, scounts, sdispls, &lcounts, &ldispls);
             l.scounts = lcounts;
             l.sdispls = ldispls;
         }
-        int e = local(self, c, l, why);
+        local(self, c, l);
         free(lcounts);
         free(ldispls);
-        return err ? err : e;
+        return;
     }
     int mine = (int)((long)a->rcount * a->rtype->size);
     int *sizes, *offsets;
-    long total = 0;
-    err = member_bytes(self, c, a->kind == MYR_COLL_SCATTER, mine, &sizes, &offsets, &total,
-                       why);
-    void *pack = is_leader(c) && !err ? scratch_get(total ? (size_t)total : 1) : NULL;
-    if (is_leader(c) && !err && !pack)
-        err = no_memory(why);
-    if (!err && is_leader(c))
-        err = lib_recv(self, c, pack, (int)total, MPI_BYTE, root, TAG_SCATTER, why);
+    long total;
+    member_bytes(self, c, a->kind == MYR_COLL_SCATTER, mine, &sizes, &offsets, &total);
+    void *pack = is_leader(c) && c->err == MPI_SUCCESS ? scratch_get(total ? (size_t)total : 1)
+                                                       : NULL;
+    if (is_leader(c) && !pack)
+        no_memory(c);
+    if (is_leader(c))
+        lib_recv(self, c, pack, pack ? (int)total : 0, MPI_BYTE, root, TAG_SCATTER);
     myr_coll_args l = {.kind = MYR_COLL_SCATTERV, .sbuf = pack, .stype = MPI_BYTE,
                        .scounts = sizes, .sdispls = offsets, .rbuf = a->rbuf,
                        .rcount = a->rcount, .rtype = a->rtype, .root = 0};
-    if (!err || !is_leader(c))
-        err = local(self, c, l, why);
+    local(self, c, l);
     scratch_put(pack);
     free(sizes);
     free(offsets);
-    return err;
 }
 
 /* Gather at each leader, leaders swap their processes' blocks, then every
  * member takes the whole from its leader. */
-static int allgatherv_hier(myr_rank *self, call *c, const myr_coll_args *a, const char **why)
+static void allgatherv_hier(myr_rank *self, call *c, const myr_coll_args *a)
 {
     const coll_span *sp = c->sp;
     int me = c->me, n = sp->nprocs, p = sp->my_proc, size = sp->size;
     const int *rcounts = a->rcounts, *rdispls = a->rdispls;
     bool leader = is_leader(c);
-    int err = MPI_SUCCESS;
     myr_coll_args l = {.kind = MYR_COLL_GATHERV, .sbuf = a->sbuf, .scount = a->scount,
                        .stype = a->stype, .rbuf = a->rbuf, .rtype = a->rtype, .root = 0};
     if (a->sbuf == MPI_IN_PLACE && !leader) {
@@ -1246,53 +1355,43 @@ static int allgatherv_hier(myr_rank *self, call *c, const myr_coll_args *a, cons
     }
     int *lcounts = NULL, *ldispls = NULL;
     if (leader)
-        err = local_layout(c, a->rcount, rcounts, rdispls, &lcounts, &ldispls, why);
+        local_layout(c, a->rcount, rcounts, rdispls, &lcounts, &ldispls);
     l.rcounts = lcounts;
     l.rdispls = ldispls;
-    if (!err || !leader)
-        err = local(self, c, l, why);
+    local(self, c, l);
     free(lcounts);
     free(ldispls);
-    if (leader && !err && n > 1) {
-        struct myr_mpi_request **reqs = calloc((size_t)n, sizeof *reqs);
+    if (leader && n > 1) {
+        lib_request **reqs = calloc((size_t)n, sizeof *reqs);
         region *g = calloc((size_t)n, sizeof *g);
         if (!reqs || !g)
-            err = no_memory(why);
-        for (int q = 0; q < n && !err; q++)
-            if (!(err = region_of(&g[q], a->rbuf, a->rtype, a->rcount, rcounts, rdispls,
-                                  sp->leader[q], sp->proc_count[q], why)) &&
-                q != p &&
-                !(reqs[q] = lib_irecv(self, c, g[q].buf, g[q].count, g[q].type,
-                                      sp->leader[q], TAG_GATHER)))
-                err = no_memory(why);
-        for (int k = 1; k < n && !err; k++) {
+            no_memory(c);
+        for (int q = 0; reqs && g && q < n; q++) {
+            region_of(c, &g[q], a->rbuf, a->rtype, a->rcount, rcounts, rdispls, sp->leader[q],
+                      sp->proc_count[q]);
+            if (q != p)
+                reqs[q] = lib_irecv(self, c, g[q].buf, g[q].count, g[q].type, sp->leader[q],
+                                    TAG_GATHER);
+        }
+        for (int k = 1; k < n; k++) {
             int q = (p + k) % n;
-            err = lib_send(self, c, g[p].buf, g[p].count, g[p].type, sp->leader[q], TAG_GATHER);
+            lib_send(self, c, g ? g[p].buf : NULL, g ? g[p].count : 0, g ? g[p].type : MPI_BYTE,
+                     sp->leader[q], TAG_GATHER);
         }
-        for (int q = 0; reqs && q < n; q++) {
-            if (!reqs[q])
-                continue;
-            if (err)
-                myr_p2p_cancel(reqs[q]);
-            int e = lib_wait(self, reqs[q], why);
-            err = err ? err : e;
-        }
+        for (int q = 0; reqs && q < n; q++)
+            lib_wait(self, c, reqs[q]);
         for (int q = 0; g && q < n; q++)
             region_release(&g[q]);
         free(reqs);
         free(g);
     }
-    /* The leader's error stops nobody here: its members wait in the
-     * broadcast, which reports what the leader saw to them all. */
+    /* The leader's error reaches its members through the broadcast. */
     region whole;
-    int e = region_of(&whole, a->rbuf, a->rtype, a->rcount, rcounts, rdispls, 0, size, why);
-    if (!e) {
-        myr_coll_args b = {.kind = MYR_COLL_BCAST, .rbuf = whole.buf, .count = whole.count,
-                           .type = whole.type, .root = 0};
-        e = local(self, c, b, why);
-        region_release(&whole);
-    }
-    return err ? err : e;
+    region_of(c, &whole, a->rbuf, a->rtype, a->rcount, rcounts, rdispls, 0, size);
+    myr_coll_args b = {.kind = MYR_COLL_BCAST, .rbuf = whole.buf, .count = whole.count,
+                       .type = whole.type, .root = 0};
+    local(self, c, b);
+    region_release(&whole);
 }
 
 /* Alltoall of small blocks: a rank's blocks for other processes go through
@@ -1311,10 +1410,65 @@ static bool alltoall_hier_fits(const call *c, const myr_coll_args *a)
     return bytes <= ALLTOALL_HIER_MAX_BLOCK && n * n * bytes <= ALLTOALL_HIER_MAX_TOTAL;
 }
 
-static int alltoall_hier(myr_rank *self, call *c, const myr_coll_args *a, const char **why)
+/* The leaders' part of alltoall_hier: `all` holds [member][remote rank]
+ * blocks of bb bytes (row bytes a member), `mix` gets the same arranged
+ * for the scatter; xch is room for each other process's out and in. */
+static void alltoall_leaders(myr_rank *self, call *c, const char *all, char *mix, char *xch,
+                             size_t bb, size_t row)
 {
     const coll_span *sp = c->sp;
-    int n = sp->size, np = sp->nprocs, p = sp->my_proc, nl = sp->nlocal;
+    int np = sp->nprocs, p = sp->my_proc, nl = sp->nlocal, base = sp->leader[p];
+    bool have = all && mix && xch;   /* (else out of memory: no data, only messages) */
+    /* For process q: [my member m][q's member j] out, [q's member j][my member m] in. */
+    lib_request **reqs = calloc((size_t)np, sizeof *reqs);
+    size_t *xoff = calloc((size_t)np, sizeof *xoff);
+    if (!reqs || !xoff) {
+        free(reqs);
+        free(xoff);
+        no_memory(c);
+        return;
+    }
+    size_t o = 0;
+    for (int q = 0; q < np; q++) {
+        if (q == p)
+            continue;
+        int nq = sp->proc_count[q], rq = sp->leader[q] < base ? sp->leader[q]
+                                                               : sp->leader[q] - nl;
+        size_t piece = (size_t)nq * bb, part = (size_t)nl * piece;
+        xoff[q] = o;
+        for (int m = 0; have && m < nl; m++)
+            memcpy(xch + o + m * piece, all + m * row + (size_t)rq * bb, piece);
+        reqs[q] = lib_irecv(self, c, have ? xch + o + part : NULL, have ? (int)part : 0,
+                            MPI_BYTE, sp->leader[q], TAG_ALLTOALL);
+        o += 2 * part;
+    }
+    for (int k = 1; k < np; k++) {
+        int q = (p + k) % np;
+        lib_send(self, c, have ? xch + xoff[q] : NULL,
+                 have ? (int)((size_t)nl * sp->proc_count[q] * bb) : 0, MPI_BYTE, sp->leader[q],
+                 TAG_ALLTOALL);
+    }
+    for (int q = 0; q < np; q++)
+        lib_wait(self, c, reqs[q]);
+    for (int q = 0; c->err == MPI_SUCCESS && q < np; q++) {
+        if (q == p)
+            continue;
+        int nq = sp->proc_count[q], rq = sp->leader[q] < base ? sp->leader[q]
+                                                               : sp->leader[q] - nl;
+        const char *got = xch + xoff[q] + (size_t)nl * nq * bb;
+        for (int j = 0; j < nq; j++)
+            for (int m = 0; m < nl; m++)
+                memcpy(mix + m * row + (size_t)(rq + j) * bb, got + ((size_t)j * nl + m) * bb,
+                       bb);
+    }
+    free(reqs);
+    free(xoff);
+}
+
+static void alltoall_hier(myr_rank *self, call *c, const myr_coll_args *a)
+{
+    const coll_span *sp = c->sp;
+    int n = sp->size, p = sp->my_proc, nl = sp->nlocal;
     int base = sp->leader[p], remote = n - nl;
     bool in_place = a->sbuf == MPI_IN_PLACE, leader = is_leader(c);
     const void *src = in_place ? a->rbuf : a->sbuf;
@@ -1327,85 +1481,39 @@ static int alltoall_hier(myr_rank *self, call *c, const myr_coll_args *a, const 
     char *all = leader ? scratch_get(rows) : NULL;       /* [member][remote rank] */
     char *mix = leader ? scratch_get(rows) : NULL;       /* the same, arrived, to scatter */
     char *xch = leader ? scratch_get(2 * rows) : NULL;   /* per process: out, then in */
-    if (!out || !in || (leader && (!all || !mix || !xch))) {
-        scratch_put(out);
-        scratch_put(in);
-        scratch_put(all);
-        scratch_put(mix);
-        scratch_put(xch);
-        return no_memory(why);
-    }
-    int err = MPI_SUCCESS;
+    if (!out || !in || (leader && (!all || !mix || !xch)))
+        no_memory(c);   /* carried into the rounds, which then move nothing */
+    /* Every rank's blocks are the size of every rank's receive blocks (MPI
+     * asks the signatures to match): sizes that differ are the user's
+     * error, and `out` has room for blocks of bb bytes only. */
+    if ((size_t)sc * st->size != bb)
+        fail(c, (size_t)sc * st->size > bb ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+             "MPI_Alltoall: this rank's blocks to send and to receive differ in size (the "
+             "ranks' counts or types disagree)");
     /* Remote ranks in comm order, this process's run left out. */
     int after = base + nl;
-    move(out, MPI_BYTE, src, base * sc, st);
-    move(out + (size_t)base * bb, MPI_BYTE, at(src, st, (long)after * sc), (n - after) * sc, st);
+    if (out && c->err == MPI_SUCCESS) {
+        move(out, MPI_BYTE, src, base * sc, st);
+        move(out + (size_t)base * bb, MPI_BYTE, at(src, st, (long)after * sc), (n - after) * sc,
+             st);
+    }
     /* Collocated blocks: the process's own alltoall (in place works too). */
     myr_coll_args l = {.kind = MYR_COLL_ALLTOALL,
                        .sbuf = in_place ? MPI_IN_PLACE : at(a->sbuf, a->stype, (long)base * sc),
                        .scount = sc, .stype = st, .rbuf = at(a->rbuf, a->rtype,
                                                              (long)base * a->rcount),
                        .rcount = a->rcount, .rtype = a->rtype};
-    int e = local(self, c, l, why);
-    err = err ? err : e;
+    local(self, c, l);
     myr_coll_args g = {.kind = MYR_COLL_GATHER, .sbuf = out, .scount = (int)row,
                        .stype = MPI_BYTE, .rbuf = all, .rcount = (int)row, .rtype = MPI_BYTE};
-    e = local(self, c, g, why);
-    err = err ? err : e;
-    if (leader && !err) {
-        /* For process q: [my member m][q's member j] out, [q's member j][my member m] in. */
-        struct myr_mpi_request **reqs = calloc((size_t)np, sizeof *reqs);
-        size_t *xoff = calloc((size_t)np, sizeof *xoff);
-        if (!reqs || !xoff)
-            err = no_memory(why);
-        size_t o = 0;
-        for (int q = 0; q < np && !err; q++) {
-            if (q == p)
-                continue;
-            int nq = sp->proc_count[q], rq = sp->leader[q] < base ? sp->leader[q]
-                                                                   : sp->leader[q] - nl;
-            size_t piece = (size_t)nq * bb, part = (size_t)nl * piece;
-            xoff[q] = o;
-            for (int m = 0; m < nl; m++)
-                memcpy(xch + o + m * piece, all + m * row + (size_t)rq * bb, piece);
-            if (!(reqs[q] = lib_irecv(self, c, xch + o + part, (int)part, MPI_BYTE,
-                                      sp->leader[q], TAG_ALLTOALL)))
-                err = no_memory(why);
-            o += 2 * part;
-        }
-        for (int k = 1; k < np && !err; k++) {
-            int q = (p + k) % np;
-            err = lib_send(self, c, xch + xoff[q], (int)((size_t)nl * sp->proc_count[q] * bb),
-                           MPI_BYTE, sp->leader[q], TAG_ALLTOALL);
-        }
-        for (int q = 0; reqs && q < np; q++) {
-            if (!reqs[q])
-                continue;
-            if (err)
-                myr_p2p_cancel(reqs[q]);
-            e = lib_wait(self, reqs[q], why);
-            err = err ? err : e;
-        }
-        for (int q = 0; q < np && !err; q++) {
-            if (q == p)
-                continue;
-            int nq = sp->proc_count[q], rq = sp->leader[q] < base ? sp->leader[q]
-                                                                   : sp->leader[q] - nl;
-            const char *got = xch + xoff[q] + (size_t)nl * nq * bb;
-            for (int j = 0; j < nq; j++)
-                for (int m = 0; m < nl; m++)
-                    memcpy(mix + m * row + (size_t)(rq + j) * bb,
-                           got + ((size_t)j * nl + m) * bb, bb);
-        }
-        free(reqs);
-        free(xoff);
-    }
+    local(self, c, g);
+    if (leader)
+        alltoall_leaders(self, c, all, mix, xch, bb, row);
     /* The leader's error reaches its members through the scatter. */
     myr_coll_args s = {.kind = MYR_COLL_SCATTER, .sbuf = mix, .scount = (int)row,
                        .stype = MPI_BYTE, .rbuf = in, .rcount = (int)row, .rtype = MPI_BYTE};
-    e = local(self, c, s, why);
-    err = err ? err : e;
-    if (!err) {
+    local(self, c, s);
+    if (c->err == MPI_SUCCESS) {
         move(a->rbuf, a->rtype, in, (int)((size_t)base * bb), MPI_BYTE);
         move(at(a->rbuf, a->rtype, (long)after * a->rcount), a->rtype, in + (size_t)base * bb,
              (int)((size_t)(n - after) * bb), MPI_BYTE);
@@ -1415,39 +1523,37 @@ static int alltoall_hier(myr_rank *self, call *c, const myr_coll_args *a, const 
     scratch_put(all);
     scratch_put(mix);
     scratch_put(xch);
-    return err;
 }
 
 /* Reduce the whole vector to rank 0, then scatter its blocks. */
-static int reduce_scatter(myr_rank *self, call *c, const myr_coll_args *a, const char **why)
+static void reduce_scatter(myr_rank *self, call *c, const myr_coll_args *a)
 {
     int me = c->me, n = c->sp->size;
     bool block_form = a->kind == MYR_COLL_REDUCE_SCATTER_BLOCK;
     long total = 0;
     int *displs = block_form ? NULL : malloc((size_t)n * sizeof *displs);
-    if (!block_form && !displs)
-        return no_memory(why);
+    if (!block_form && !displs) {
+        no_memory(c);   /* (this rank's sends then carry it; a root has no layout) */
+        block_form = true;
+    }
     for (int i = 0; i < n; i++) {
         if (displs)
             displs[i] = (int)total;
-        total += block_form ? a->count : a->rcounts[i];
+        total += a->kind == MYR_COLL_REDUCE_SCATTER_BLOCK ? a->count : a->rcounts[i];
     }
     void *block = NULL;
     void *whole = me == 0 ? buffer_for(a->type, (int)total, &block) : NULL;
-    int err = me == 0 && !whole ? no_memory(why) : MPI_SUCCESS;
+    if (me == 0 && !whole)
+        no_memory(c);
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    if (!err)
-        err = reduce(self, c, in, whole, (int)total, a->type, a->op, 0, why);
-    if (!err) {
-        myr_coll_args s = {.kind = MYR_COLL_SCATTERV, .root = 0, .sbuf = whole,
-                           .stype = a->type, .scount = a->count, .rbuf = a->rbuf,
-                           .rtype = a->type,
-                           .rcount = block_form ? a->count : a->rcounts[me]};
-        err = scatterv_hier(self, c, &s, block_form ? NULL : a->rcounts, displs, why);
-    }
+    reduce(self, c, in, whole, (int)total, a->type, a->op, 0);
+    myr_coll_args s = {.kind = MYR_COLL_SCATTERV, .root = 0, .sbuf = whole, .stype = a->type,
+                       .scount = a->count, .rbuf = a->rbuf, .rtype = a->type,
+                       .rcount = a->kind == MYR_COLL_REDUCE_SCATTER_BLOCK ? a->count
+                                                                         : a->rcounts[me]};
+    scatterv_hier(self, c, &s, block_form ? NULL : a->rcounts, displs);
     scratch_put(block);
     free(displs);
-    return err;
 }
 
 int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why)
@@ -1455,41 +1561,68 @@ int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const 
     call c;
     call_init(&c, comm, self);
     self->coll_comm = comm;
-    if (!a)
-        return barrier(self, &c, why);
-    switch (a->kind) {
-    case MYR_COLL_BARRIER: return barrier(self, &c, why);
-    case MYR_COLL_BCAST: return bcast(self, &c, a->rbuf, a->count, a->type, a->root, why);
+    if (a && coll_is_reduction(a->kind))
+        c.op_tag = op_tag(a->op);
+    switch (a ? a->kind : MYR_COLL_BARRIER) {
+    case MYR_COLL_BARRIER:
+        barrier(self, &c);
+        break;
+    case MYR_COLL_BCAST:
+        bcast(self, &c, a->rbuf, a->count, a->type, a->root);
+        break;
     case MYR_COLL_REDUCE:
-        return reduce(self, &c, a->sbuf, a->rbuf, a->count, a->type, a->op, a->root, why);
+        reduce(self, &c, a->sbuf, a->rbuf, a->count, a->type, a->op, a->root);
+        break;
     case MYR_COLL_ALLREDUCE:
-        return reduce(self, &c, a->sbuf, a->rbuf, a->count, a->type, a->op, -1, why);
+        reduce(self, &c, a->sbuf, a->rbuf, a->count, a->type, a->op, -1);
+        break;
     case MYR_COLL_GATHER:
     case MYR_COLL_GATHERV: {
         const int *counts = a->kind == MYR_COLL_GATHERV ? a->rcounts : NULL;
         const int *displs = a->kind == MYR_COLL_GATHERV ? a->rdispls : NULL;
-        return c.sp->ordered ? gatherv_hier(self, &c, a, counts, displs, why)
-                             : gatherv_flat(self, &c, a, counts, displs, why);
+        if (c.sp->ordered)
+            gatherv_hier(self, &c, a, counts, displs);
+        else
+            gatherv_flat(self, &c, a, counts, displs);
+        break;
     }
-    case MYR_COLL_SCATTER: return scatterv_hier(self, &c, a, NULL, NULL, why);
-    case MYR_COLL_SCATTERV: return scatterv_hier(self, &c, a, a->scounts, a->sdispls, why);
+    case MYR_COLL_SCATTER:
+        scatterv_hier(self, &c, a, NULL, NULL);
+        break;
+    case MYR_COLL_SCATTERV:
+        scatterv_hier(self, &c, a, a->scounts, a->sdispls);
+        break;
     case MYR_COLL_ALLGATHER:
     case MYR_COLL_ALLGATHERV:
-        return c.sp->ordered ? allgatherv_hier(self, &c, a, why)
-                             : allgatherv_flat(self, &c, a, why);
+        if (c.sp->ordered)
+            allgatherv_hier(self, &c, a);
+        else
+            allgatherv_flat(self, &c, a);
+        break;
     case MYR_COLL_ALLTOALL:
     case MYR_COLL_ALLTOALLV:
     case MYR_COLL_ALLTOALLW:
-        return alltoall_hier_fits(&c, a) ? alltoall_hier(self, &c, a, why)
-                                         : alltoallw_flat(self, &c, a, why);
-    case MYR_COLL_SCAN: return scan(self, &c, a, false, why);
-    case MYR_COLL_EXSCAN: return scan(self, &c, a, true, why);
+        if (alltoall_hier_fits(&c, a))
+            alltoall_hier(self, &c, a);
+        else
+            alltoallw_flat(self, &c, a);
+        break;
+    case MYR_COLL_SCAN:
+        scan(self, &c, a, false);
+        break;
+    case MYR_COLL_EXSCAN:
+        scan(self, &c, a, true);
+        break;
     case MYR_COLL_REDUCE_SCATTER:
-    case MYR_COLL_REDUCE_SCATTER_BLOCK: return reduce_scatter(self, &c, a, why);
+    case MYR_COLL_REDUCE_SCATTER_BLOCK:
+        reduce_scatter(self, &c, a);
+        break;
     default:
-        *why = "this collective does not work across OS processes yet";
-        return MPI_ERR_UNSUPPORTED_OPERATION;
+        fail(&c, MPI_ERR_UNSUPPORTED_OPERATION,
+             "this collective does not work across OS processes yet");
+        break;
     }
+    return outcome(&c, why);
 }
 
 /* ---- splitting a communicator that spans processes ---------------------------
@@ -1529,17 +1662,20 @@ static unsigned distinct_colors(const int *table, int n)
     return k ? k : 1;
 }
 
-static int split_build(call *c, const int *table, unsigned ctx_base, const char **why)
+static void split_build(call *c, const int *table, unsigned ctx_base)
 {
     if (ctx_base == 0) {
-        *why = "this process has no context ids left for communicators spanning processes";
-        return MPI_ERR_INTERN;
+        fail(c, MPI_ERR_INTERN,
+             "this process has no context ids left for communicators spanning processes");
+        return;
     }
     coll_span *sp = c->sp;
     int n = sp->size;
     split_item *e = malloc((size_t)(n ? n : 1) * sizeof *e);
-    if (!e)
-        return no_memory(why);
+    if (!e) {
+        no_memory(c);
+        return;
+    }
     int m = 0;
     for (int r = 0; r < n; r++)
         if (table[2 * r] != MPI_UNDEFINED)
@@ -1548,8 +1684,7 @@ static int split_build(call *c, const int *table, unsigned ctx_base, const char 
     for (int i = 0; i < sp->nlocal; i++)
         sp->results[i] = (split_result){NULL, MPI_UNDEFINED};
     unsigned color_index = 0;
-    int err = MPI_SUCCESS;
-    for (int i = 0; i < m && !err; color_index++) {
+    for (int i = 0; i < m && c->err == MPI_SUCCESS; color_index++) {
         int j = i, here = 0;
         while (j < m && e[j].color == e[i].color) {
             here += sp->sub_of[e[j].rank] >= 0;
@@ -1565,7 +1700,7 @@ static int split_build(call *c, const int *table, unsigned ctx_base, const char 
             myr_comm_shared *sh = spans ? coll_procs_shared_new(map, here, ctx)
                                         : coll_shared_build_ctx(map, here, ctx);
             if (!sh) {
-                err = no_memory(why);
+                no_memory(c);
                 break;
             }
             for (int k = i; k < j; k++)
@@ -1575,7 +1710,6 @@ static int split_build(call *c, const int *table, unsigned ctx_base, const char 
         i = j;
     }
     free(e);
-    return err;
 }
 
 /* The shared object of the members in this process (`here` of them) of a
@@ -1638,20 +1772,17 @@ int coll_procs_split(MPI_Comm parent, myr_rank *self, int color, int key, MPI_Co
     /* table: (color, key) per parent rank, then the context id base. */
     int *table = leader ? malloc(((size_t)n * 2 + 1) * sizeof *table) : NULL;
     int *local_pairs = leader ? malloc((size_t)sp->nlocal * 2 * sizeof *local_pairs) : NULL;
-    int err = leader && (!table || !local_pairs) ? no_memory(why) : MPI_SUCCESS;
-    /* Members here to their leader. (Every member takes part, whatever
-     * happened, so that none waits forever.) */
+    if (leader && (!table || !local_pairs))
+        no_memory(&c);   /* carried: every process learns it */
+    /* Members here to their leader. */
     myr_coll_args g = {.kind = MYR_COLL_GATHER, .sbuf = mine, .scount = 2, .stype = MPI_INT,
                        .rbuf = local_pairs, .rcount = 2, .rtype = MPI_INT, .root = 0};
-    int e = local(self, &c, g, why);
-    err = err ? err : e;
+    local(self, &c, g);
     if (leader) {
         /* Every member has read the last split's results (it gathered). */
         for (int i = 0; i < sp->nlocal; i++)
             sp->results[i] = (split_result){NULL, MPI_UNDEFINED};
-    }
-    if (leader && !err) {
-        for (int i = 0; i < sp->nlocal; i++) {
+        for (int i = 0; c.err == MPI_SUCCESS && i < sp->nlocal; i++) {
             table[2 * sp->local_rank[i]] = local_pairs[2 * i];
             table[2 * sp->local_rank[i] + 1] = local_pairs[2 * i + 1];
         }
@@ -1662,52 +1793,47 @@ int coll_procs_split(MPI_Comm parent, myr_rank *self, int color, int key, MPI_Co
         if (c.me == first) {
             int *block = malloc((size_t)n * 3 * sizeof *block);   /* (rank, color, key) */
             if (!block)
-                err = no_memory(why);
-            for (int q = 1; q < sp->nprocs && !err; q++) {
-                err = lib_recv(self, &c, block, sp->proc_count[q] * 3, MPI_INT,
-                               sp->leader[q], TAG_SPLIT, why);
-                for (int k = 0; !err && k < sp->proc_count[q]; k++) {
+                no_memory(&c);
+            for (int q = 1; q < sp->nprocs; q++) {
+                lib_recv(self, &c, block, block ? sp->proc_count[q] * 3 : 0, MPI_INT,
+                         sp->leader[q], TAG_SPLIT);
+                for (int k = 0; c.err == MPI_SUCCESS && k < sp->proc_count[q]; k++) {
                     int r = block[3 * k];
                     table[2 * r] = block[3 * k + 1];
                     table[2 * r + 1] = block[3 * k + 2];
                 }
             }
             free(block);
-            /* 0 (none left) goes out too: every leader then fails alike. */
-            table[2 * n] = err ? 0 : (int)myr_context_ids_spanning(distinct_colors(table, n));
+            if (c.err == MPI_SUCCESS)
+                table[2 * n] = (int)myr_context_ids_spanning(distinct_colors(table, n));
         } else {
             int *block = malloc((size_t)sp->nlocal * 3 * sizeof *block);
             if (!block)
-                err = no_memory(why);
-            for (int i = 0; !err && i < sp->nlocal; i++) {
+                no_memory(&c);
+            for (int i = 0; c.err == MPI_SUCCESS && i < sp->nlocal; i++) {
                 block[3 * i] = sp->local_rank[i];
                 block[3 * i + 1] = local_pairs[2 * i];
                 block[3 * i + 2] = local_pairs[2 * i + 1];
             }
-            if (!err)
-                err = lib_send(self, &c, block, sp->nlocal * 3, MPI_INT, first, TAG_SPLIT);
+            lib_send(self, &c, block, sp->nlocal * 3, MPI_INT, first, TAG_SPLIT);
             free(block);
         }
-        if (!err)
-            err = leaders_bcast(self, &c, table, n * 2 + 1, MPI_INT, 0, why);
-        if (!err)
-            err = split_build(&c, table, (unsigned)table[2 * n], why);
+        leaders_bcast(self, &c, table, table ? n * 2 + 1 : 0, MPI_INT, 0);
+        if (c.err == MPI_SUCCESS)
+            split_build(&c, table, (unsigned)table[2 * n]);
+        /* The leader's outcome, for its members after the barrier. */
+        sp->split_err = c.err;
+        snprintf(sp->split_why, sizeof sp->split_why, "%s", c.err ? c.why : "");
     }
     free(table);
     free(local_pairs);
-    /* The leader's outcome, for its members after the barrier. */
-    if (leader) {
-        sp->split_err = err;
-        snprintf(sp->split_why, sizeof sp->split_why, "%s", err && *why ? *why : "");
-    }
-    e = myr_coll_barrier(c.sub, self, why);
-    if (!err && !e && sp->split_err) {
-        *why = sp->split_why;
-        err = sp->split_err;
-    }
-    err = err ? err : e;
-    if (err)
-        return err;
+    const char *w = NULL;
+    int e = myr_coll_barrier(c.sub, self, &w);
+    fail(&c, e, w);
+    if (!leader && sp->split_err)
+        fail(&c, sp->split_err, sp->split_why);
+    if (c.err != MPI_SUCCESS)
+        return outcome(&c, why);
     split_result res = sp->results[sp->sub_of[c.me]];
     if (res.shared && !(*out = myr_comm_handle_new(res.shared, res.rank))) {
         *why = "out of memory for a new communicator";
