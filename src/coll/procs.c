@@ -1189,9 +1189,10 @@ static void local_layout(call *c, int count, const int *counts, const int *displ
 
 /* The members' byte counts at the leader (sizes[nl], offsets[nl]) and
  * their total: everyone's `mine` when all are alike, else a gather among
- * the members. */
-static void member_bytes(myr_rank *self, call *c, bool alike, int mine, int **sizes,
-                         int **offsets, long *total)
+ * the members; returns scratch room for them all at the leader (NULL
+ * elsewhere, or when out of memory: noted). */
+static void *member_bytes(myr_rank *self, call *c, bool alike, int mine, int **sizes,
+                          int **offsets, long *total)
 {
     int nl = c->sp->nlocal;
     bool leader = is_leader(c);
@@ -1210,7 +1211,7 @@ static void member_bytes(myr_rank *self, call *c, bool alike, int mine, int **si
         local(self, c, g);
     }
     if (!leader || c->err != MPI_SUCCESS)
-        return;
+        return NULL;
     long t = 0;
     for (int i = 0; i < nl; i++) {
         if (alike)
@@ -1222,7 +1223,12 @@ static void member_bytes(myr_rank *self, call *c, bool alike, int mine, int **si
     if (t > INT_MAX) {
         fail(c, MPI_ERR_COUNT, "more than 2 GiB from one OS process in one collective");
         *total = 0;
+        return NULL;
     }
+    void *pack = scratch_get(t ? (size_t)t : 1);
+    if (!pack)
+        no_memory(c);
+    return pack;
 }
 
 static void gatherv_hier(myr_rank *self, call *c, const myr_coll_args *a, const int *rcounts,
@@ -1269,11 +1275,8 @@ static void gatherv_hier(myr_rank *self, call *c, const myr_coll_args *a, const 
     int mine = (int)((long)a->scount * a->stype->size);
     int *sizes, *offsets;
     long total;
-    member_bytes(self, c, a->kind == MYR_COLL_GATHER, mine, &sizes, &offsets, &total);
-    void *pack = is_leader(c) && c->err == MPI_SUCCESS ? scratch_get(total ? (size_t)total : 1)
-                                                       : NULL;
-    if (is_leader(c) && !pack)
-        no_memory(c);
+    void *pack = member_bytes(self, c, a->kind == MYR_COLL_GATHER, mine, &sizes, &offsets,
+                              &total);
     myr_coll_args l = {.kind = MYR_COLL_GATHERV, .sbuf = a->sbuf, .scount = a->scount,
                        .stype = a->stype, .rbuf = pack, .rtype = MPI_BYTE, .rcounts = sizes,
                        .rdispls = offsets, .root = 0};
@@ -1322,11 +1325,8 @@ static void scatterv_hier(myr_rank *self, call *c, const myr_coll_args *a, const
     int mine = (int)((long)a->rcount * a->rtype->size);
     int *sizes, *offsets;
     long total;
-    member_bytes(self, c, a->kind == MYR_COLL_SCATTER, mine, &sizes, &offsets, &total);
-    void *pack = is_leader(c) && c->err == MPI_SUCCESS ? scratch_get(total ? (size_t)total : 1)
-                                                       : NULL;
-    if (is_leader(c) && !pack)
-        no_memory(c);
+    void *pack = member_bytes(self, c, a->kind == MYR_COLL_SCATTER, mine, &sizes, &offsets,
+                              &total);
     if (is_leader(c))
         lib_recv(self, c, pack, pack ? (int)total : 0, MPI_BYTE, root, TAG_SCATTER);
     myr_coll_args l = {.kind = MYR_COLL_SCATTERV, .sbuf = pack, .stype = MPI_BYTE,
