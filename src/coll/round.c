@@ -651,8 +651,11 @@ int coll_barrier_hooked(MPI_Comm comm, myr_rank *self, coll_hook hook, void *arg
         int err = myr_coll_barrier(comm, self, why);
         if (err == MPI_SUCCESS && me == 0)
             err = hook(arg, why);
+        /* The second round carries what the hook found to the others. */
+        myr_coll_args after = {.kind = MYR_COLL_BARRIER, .carry = me == 0 ? err : MPI_SUCCESS,
+                               .carry_why = err != MPI_SUCCESS ? *why : NULL};
         const char *why2 = NULL;
-        int e = myr_coll_barrier(comm, self, &why2);
+        int e = myr_coll_run(comm, self, &after, &why2);
         if (err == MPI_SUCCESS && e != MPI_SUCCESS)
             *why = why2;
         return err != MPI_SUCCESS ? err : e;
