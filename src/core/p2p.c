@@ -238,11 +238,14 @@ static void release_bsend(myr_envelope *e)
  * whose data is being fetched. */
 static bool take_envelope(struct myr_mpi_request *rr, myr_envelope *e)
 {
-    if (__builtin_expect(e->ack_proc >= 0, 0))
-        myr_remote_ack(e);
-    if (__builtin_expect(e->rndv != NULL, 0)) {
-        myr_remote_take_rndv(rr, e);
-        return false;
+    if (__builtin_expect(e->proc >= 0, 0)) {
+        /* From another process. */
+        if (e->sync)
+            myr_remote_ack(e);
+        if (e->rndv) {
+            myr_remote_take_rndv(rr, e);
+            return false;
+        }
     }
     fill_and_complete_recv(rr, e->source, e->tag, e->data, e->type, e->count,
                            e->bytes, true);
@@ -319,6 +322,15 @@ static void unexpected_append(myr_match_queues *q, myr_envelope *e)
 
 /* ---- send -------------------------------------------------------------- */
 
+/* The job rank of comm rank `peer` of `comm`, for a peer in another
+ * process (which has no myr_rank here). */
+static inline long remote_job_rank(MPI_Comm comm, int peer)
+{
+    return comm->kind == MYR_COMM_WORLD ? peer
+           : comm->kind == MYR_COMM_INTER ? comm->remote_members[peer]
+           : comm->members[peer];
+}
+
 /* A send, with its request `s` or, for a blocking send, none (NULL): then
  * it returns MYR_P2P_NEEDS_REQUEST, having queued nothing, when it has to
  * wait for its receive (a synchronous or large send with no receive
@@ -351,11 +363,8 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
         s->dest = dest;
     if (__builtin_expect(dest == NULL, 0)) {
         /* A rank of another OS process. */
-        long to = comm->kind == MYR_COMM_WORLD ? peer
-                  : comm->kind == MYR_COMM_INTER ? comm->remote_members[peer]
-                  : comm->members[peer];
-        return myr_remote_send(self, buf, count, type, to, src, tag, comm->context_id,
-                               mode, s);
+        return myr_remote_send(self, buf, count, type, remote_job_rank(comm, peer), src,
+                               tag, comm->context_id, mode, s);
     }
     unsigned ctx = comm->context_id;
     size_t bytes = (size_t)count * type->size;
@@ -425,7 +434,7 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
     e->bsend_bytes = reserve;
     e->receiver = dest;
     e->rndv = NULL;
-    e->ack_proc = -1;
+    e->proc = -1;
 
     myr_spin_lock(&q->lock);
     /* A receive may have been posted while we were unlocked. It found no
@@ -645,6 +654,19 @@ void myr_p2p_complete_recv(struct myr_mpi_request *rr, int source, int tag,
     fill_and_complete_recv(rr, source, tag, data, MPI_BYTE, (int)bytes, bytes, false);
 }
 
+myr_envelope *myr_p2p_unqueue_remote(myr_rank *dest, int proc, unsigned long long serial)
+{
+    myr_match_queues *q = &dest->match;
+    myr_spin_lock(&q->lock);
+    myr_envelope *e = q->unexpected_head;
+    while (e && !(e->proc == proc && e->serial == serial))
+        e = e->next;
+    if (e)
+        unexpected_unlink(q, e);
+    myr_spin_unlock(&q->lock);
+    return e;
+}
+
 myr_envelope *myr_p2p_envelope_new(void)
 {
     myr_envelope *e = myr_ult_cache_get(CACHE_ENVELOPE, sizeof *e);
@@ -655,8 +677,9 @@ myr_envelope *myr_p2p_envelope_new(void)
         e->eager = NULL;
         e->bsend_owner = NULL;
         e->bsend_bytes = 0;
+        e->proc = -1;
+        e->sync = false;
         e->rndv = NULL;
-        e->ack_proc = -1;
     }
     return e;
 }
@@ -727,6 +750,15 @@ bool myr_p2p_probe(myr_rank *self, MPI_Comm comm, int source, int tag,
 
 bool myr_p2p_cancel(struct myr_mpi_request *r)
 {
+    if (r->kind == MYR_REQ_SEND && !r->dest && r->peer != MPI_PROC_NULL) {
+        /* To a rank of another process: only its process can tell whether
+         * the message is still unmatched, even once the request is
+         * complete (a copied send's is from its start). */
+        myr_remote_cancel(r, remote_job_rank(r->comm, r->peer));
+        return false;
+    }
+    if (myr_request_done(r))
+        return false;
     if (r->kind == MYR_REQ_RECV) {
         myr_match_queues *q = &r->owner->match;
         myr_spin_lock(&q->lock);

@@ -79,6 +79,9 @@ struct myr_mpi_request {
     void *rbuf;
     /* Second line. */
     int count;
+    /* A send to a rank of another process: how far a cancel of it has
+     * gone (remote.c's CANCEL_* bits), next to the status its end writes. */
+    _Atomic int remote_cancel;
     MPI_Datatype type;
     MPI_Status status;
     myr_rank *owner;            /* whose wait cell a completion notifies */
@@ -93,6 +96,10 @@ struct myr_mpi_request {
      * callbacks), and what releasing the request must do with it. */
     void *ext;
     void (*release_ext)(struct myr_mpi_request *r);
+    /* A send to a rank of another process (remote.c, set when it is
+     * posted): its message's number in this process, by which MPI_Cancel
+     * names it to the receiving process. */
+    unsigned long long remote_serial;
 };
 _Static_assert(__builtin_offsetof(struct myr_mpi_request, rbuf) < 64 &&
                __builtin_offsetof(struct myr_mpi_request, status) + sizeof(MPI_Status) <= 128,
@@ -115,13 +122,17 @@ struct myr_mpi_message {
     myr_rank *bsend_owner;      /* buffered send: whose buffer space to release */
     size_t bsend_bytes;
     myr_rank *receiver;         /* whose unexpected queue holds it */
-    /* From a rank of another OS process (remote.c): the data of a
-     * rendezvous message, still at its sender, to fetch (NULL: the data
-     * is here); and a synchronous send's process and cookie to
-     * acknowledge when the message is matched (ack_proc -1: none). */
+    /* From a rank of another OS process (remote.c): the sending process
+     * (-1: a collocated sender, and none of the fields below is set); the
+     * data of a rendezvous message, still at its sender, to fetch (NULL:
+     * the data is here); for a synchronous send, the cookie to
+     * acknowledge when the message is matched; and the message's number
+     * in its process, by which a cancel names it. */
+    int proc;
+    bool sync;
     void *rndv;
-    int ack_proc;
     unsigned long long ack_cookie;
+    unsigned long long serial;
     /* `eager` for messages this small: no second allocation. */
     _Alignas(16) unsigned char small[MYR_ENVELOPE_INLINE];
 };
@@ -247,8 +258,13 @@ MYR_INTERNAL void myr_p2p_start_mrecv(struct myr_mpi_request *r, myr_envelope *m
 MYR_INTERNAL bool myr_p2p_probe(myr_rank *self, MPI_Comm comm, int source, int tag,
                    bool block, bool take, MPI_Status *status, myr_envelope **msg);
 
-/* Try to cancel a pending request: true if it was cancelled (then it is
- * complete with status.myr_cancelled set). */
+/* Try to cancel an active (started, not yet waited for) request. True:
+ * cancelled now (complete, with status.myr_cancelled set). False: not
+ * now; it completes, or has completed, normally, except a send to a
+ * rank of another process, whose cancel asks the receiving process
+ * (remote.c): its request completes when the answer is here, cancelled
+ * or not, even if it had completed already. Either way the caller waits
+ * for the request (MPI 3.1, 3.8.4). */
 MYR_INTERNAL bool myr_p2p_cancel(struct myr_mpi_request *r);
 
 /* A buffered send's room in its rank's attached buffer (MPI_Buffer_attach):
@@ -285,6 +301,11 @@ MYR_INTERNAL struct myr_mpi_request *myr_p2p_queue_unexpected(myr_envelope *e);
  * MPI_ERR_TRUNCATE. From any thread. */
 MYR_INTERNAL void myr_p2p_complete_recv(struct myr_mpi_request *rr, int source, int tag,
                                         const void *data, size_t bytes);
+/* The message of process `proc` numbered `serial` (remote.c), unlinked
+ * from `dest`'s unexpected queue for a cancel; NULL when it is not there:
+ * matched already (by a receive, or taken by MPI_Mprobe). */
+MYR_INTERNAL myr_envelope *myr_p2p_unqueue_remote(myr_rank *dest, int proc,
+                                                  unsigned long long serial);
 /* An envelope from the caches, with the fields a remote one does not set
  * cleared; and its release (with its data copy). */
 MYR_INTERNAL myr_envelope *myr_p2p_envelope_new(void);

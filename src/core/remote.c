@@ -21,6 +21,23 @@
  * were posted, and a rank posts its sends in program order, so MPI's
  * non-overtaking rule holds per (source, tag, communicator).
  *
+ * Cancelling a send (MPI 3.1, 3.8.4: it succeeds if the message is not
+ * matched yet). Only the receiving process knows, so MPI_Cancel asks it:
+ * a WIRE_CANCEL names the message by its number in the sending process
+ * (`serial`, its traffic count, unique), and the receiver drops it if it
+ * is still in the unexpected queue, as its match would end it (a
+ * synchronous send is acknowledged, a rendezvous message's data is
+ * fetched into scratch), then answers whether it did. The messages of a
+ * pair of processes keep their order, so the message is always there
+ * before its cancel: not found means matched. The request completes when
+ * the answer is here and its operation has ended, whichever comes last
+ * (its remote_cancel bits, below); cancelled or not, as the answer says.
+ * A copied send's request, complete since its post, is reopened for
+ * that: its message may well be unmatched still. What a send never
+ * cancelled pays: 8 more header bytes, two stores into its request when
+ * posted, and, if it completes late (not copied), an atomic or on its
+ * request's line at its end.
+ *
  * Counting (remote.h, for the deadlock check across processes): every
  * message is counted sent before its post and received after on_arrival
  * has done with it; a rendezvous message's end counts as one more, from
@@ -39,17 +56,25 @@
 #include "base/env.h"
 #include "net/net.h"
 
-enum { WIRE_MESSAGE = 1, WIRE_ACK = 2, WIRE_CONTROL = 3 };
+enum {
+    WIRE_MESSAGE = 1, WIRE_ACK = 2, WIRE_CONTROL = 3, WIRE_CANCEL = 4,
+    WIRE_CANCEL_ANSWER = 5
+};
 
 typedef struct wire_header {
-    uint8_t kind;          /* WIRE_MESSAGE, WIRE_ACK (WIRE_CONTROL: control_header) */
+    uint8_t kind;          /* WIRE_* (WIRE_CONTROL: control_header) */
     uint8_t sync;          /* acknowledge when matched (MPI_Ssend) */
-    uint16_t unused;
+    uint8_t removed;       /* WIRE_CANCEL_ANSWER: the message was dropped */
+    uint8_t unused;
     uint32_t context_id;
     int32_t source;        /* the sender's rank in the communicator */
     int32_t tag;
     int64_t dest;          /* the receiver's job rank */
-    uint64_t cookie;       /* the sender's operation, for the acknowledgement */
+    /* The sender's operation, for the acknowledgement; WIRE_CANCEL and
+     * its answer: the send's request. */
+    uint64_t cookie;
+    /* The message's number in its process (WIRE_CANCEL: the one to drop). */
+    uint64_t serial;
 } wire_header;
 _Static_assert(sizeof(wire_header) <= MYR_NET_HEADER_MAX, "a header fits the engine's");
 
@@ -85,6 +110,18 @@ void myr_remote_traffic_read(myr_remote_traffic *t)
     t->busy = in_flight - atomic_load(&idle_in_flight);
 }
 
+/* A send request's remote_cancel (p2p.h). Without CANCEL_ASKED the
+ * request completes when its operation ends (send_finish); with it, once
+ * CANCEL_ENDED and CANCEL_ANSWERED are both set, by whoever sets the
+ * second (an atomic or each, so exactly one sees the other's bit). */
+enum {
+    CANCEL_COPIED = 1,     /* data copied: complete at its post, and no
+                              operation refers to the request */
+    CANCEL_ASKED = 2,      /* MPI_Cancel asked the receiving process */
+    CANCEL_ENDED = 4,      /* its operation has ended */
+    CANCEL_ANSWERED = 8,   /* the receiving process answered */
+};
+
 /* A send in flight. `pending` counts what must happen before its request
  * completes and it is freed: the engine's done, and for a synchronous
  * send the acknowledgement (which may come first). */
@@ -99,12 +136,16 @@ typedef struct remote_send {
 
 static void send_finish(remote_send *op, int err)
 {
-    if (op->req) {
-        if (err)
-            op->req->status.MPI_ERROR = MPI_ERR_OTHER;
-        myr_request_complete(op->req);
-    }
+    struct myr_mpi_request *r = op->req;
     free(op);
+    if (r) {
+        if (err)
+            r->status.MPI_ERROR = MPI_ERR_OTHER;
+        int was = atomic_fetch_or(&r->remote_cancel, CANCEL_ENDED);
+        if (!(was & CANCEL_ASKED) || (was & CANCEL_ANSWERED))
+            myr_request_complete(r);
+        /* Else the answer to the cancel completes it. */
+    }
 }
 
 static bool by_rendezvous(size_t bytes)
@@ -155,10 +196,14 @@ int myr_remote_send(myr_rank *self, const void *buf, int count, MPI_Datatype typ
             atomic_fetch_sub(&self->bsend.used, reserve);
         return MPI_ERR_NO_MEM;
     }
+    /* Counted before its post (remote.h); the count is also the message's
+     * number in this process, by which a cancel names it. */
+    unsigned long long serial = atomic_fetch_add(&traffic_sent, 1);
     wire_header h;
     header_init(&h, WIRE_MESSAGE, ctx, src, tag, dest_rank);
     h.sync = sync;
     h.cookie = (uint64_t)(uintptr_t)op;
+    h.serial = serial;
     memcpy(op->net.hdr, &h, sizeof h);
     op->net.hdr_len = sizeof h;
     op->net.proc = myr_net_proc_of(dest_rank);
@@ -179,7 +224,11 @@ int myr_remote_send(myr_rank *self, const void *buf, int count, MPI_Datatype typ
     }
     if (s) {
         s->status.MPI_ERROR = MPI_SUCCESS;
+        s->status.myr_cancelled = 0;   /* a persistent send cancelled before */
         s->env = NULL;
+        s->remote_serial = serial;
+        atomic_store_explicit(&s->remote_cancel, copy ? CANCEL_COPIED | CANCEL_ENDED : 0,
+                              memory_order_relaxed);
     }
     /* A copied send is complete before the engine sees it: the request's
      * owner may reuse its buffer (and free the request) at once. */
@@ -187,7 +236,6 @@ int myr_remote_send(myr_rank *self, const void *buf, int count, MPI_Datatype typ
     bool rendezvous = by_rendezvous(bytes);
     if (sync)
         myr_net_expect_begin(false);   /* its acknowledgement (on_ack) */
-    atomic_fetch_add(&traffic_sent, 1);
     myr_net_send_post(&op->net);
     if (rendezvous)
         atomic_fetch_add(&idle_in_flight, 1);  /* after: see idle_in_flight */
@@ -196,36 +244,39 @@ int myr_remote_send(myr_rank *self, const void *buf, int count, MPI_Datatype typ
     return MPI_SUCCESS;
 }
 
-/* ---- acknowledgements of synchronous sends ------------------------------- */
+/* ---- messages of a header alone: acknowledgements, cancels ---------------- */
 
-typedef struct ack_send {
-    myr_net_send net;
-} ack_send;
-
-static void ack_done(myr_net_send *ns, int err)
+static void header_done(myr_net_send *ns, int err)
 {
     (void)err;
     free(ns);
 }
 
-void myr_remote_ack(const myr_envelope *e)
+/* Send `h` alone to process `proc`, counted as a message (remote.h). */
+static void post_header(int proc, const wire_header *h, const char *what)
 {
-    ack_send *a = malloc(sizeof *a);
-    if (!a) {
-        fprintf(stderr, "myriad: out of memory acknowledging a synchronous send\n");
+    myr_net_send *ns = malloc(sizeof *ns);
+    if (!ns) {
+        fprintf(stderr, "myriad: process %d: out of memory %s\n", myr_net_the_place.proc,
+                what);
         abort();
     }
+    memcpy(ns->hdr, h, sizeof *h);
+    ns->hdr_len = sizeof *h;
+    ns->proc = proc;
+    ns->data = NULL;
+    ns->len = 0;
+    ns->done = header_done;
+    atomic_fetch_add(&traffic_sent, 1);
+    myr_net_send_post(ns);
+}
+
+void myr_remote_ack(const myr_envelope *e)
+{
     wire_header h;
     header_init(&h, WIRE_ACK, 0, 0, 0, -1);
     h.cookie = e->ack_cookie;
-    memcpy(a->net.hdr, &h, sizeof h);
-    a->net.hdr_len = sizeof h;
-    a->net.proc = e->ack_proc;
-    a->net.data = NULL;
-    a->net.len = 0;
-    a->net.done = ack_done;
-    atomic_fetch_add(&traffic_sent, 1);
-    myr_net_send_post(&a->net);
+    post_header(e->proc, &h, "acknowledging a synchronous send");
 }
 
 static void on_ack(const wire_header *h)
@@ -298,6 +349,104 @@ void myr_remote_take_rndv(struct myr_mpi_request *rr, myr_envelope *e)
     fetch_into(rr, e->rndv, e->bytes, e->source, e->tag, e);
 }
 
+/* ---- cancels of sends (see the top) ---------------------------------------- */
+
+void myr_remote_cancel(struct myr_mpi_request *s, long dest_rank)
+{
+    int was = atomic_load_explicit(&s->remote_cancel, memory_order_acquire);
+    if (was & CANCEL_COPIED) {
+        if (was & CANCEL_ASKED)
+            return;
+        /* Complete since its post and touched by nobody since (no
+         * operation refers to it): open again until the answer. */
+        atomic_store_explicit(&s->waiter, NULL, memory_order_relaxed);
+        atomic_store_explicit(&s->state, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->remote_cancel, was | CANCEL_ASKED, memory_order_relaxed);
+    } else {
+        int none = 0;
+        if (!atomic_compare_exchange_strong(&s->remote_cancel, &none, CANCEL_ASKED))
+            return;   /* asked already, or its operation ended: matched */
+    }
+    wire_header h;
+    header_init(&h, WIRE_CANCEL, 0, 0, 0, dest_rank);
+    h.cookie = (uint64_t)(uintptr_t)s;
+    h.serial = s->remote_serial;
+    myr_net_expect_begin(false);   /* the answer (on_cancel_answer) */
+    post_header(myr_net_proc_of(dest_rank), &h, "cancelling a send");
+}
+
+static void drop_done(myr_net_fetch *f, int err)
+{
+    (void)err;
+    free(f->buf);
+    free(f);
+}
+
+/* A rendezvous message dropped by a cancel: the engine has each fetched
+ * exactly once (net.h), so its data comes into scratch and goes. */
+static void drop_rndv(myr_envelope *e)
+{
+    myr_net_fetch *f = malloc(sizeof *f);
+    void *scratch = malloc(e->bytes ? e->bytes : 1);
+    if (!f || !scratch) {
+        fprintf(stderr, "myriad: process %d: out of memory dropping a cancelled message "
+                "of %zu bytes\n", myr_net_the_place.proc, e->bytes);
+        abort();
+    }
+    *f = (myr_net_fetch){.rndv = e->rndv, .buf = scratch, .len = e->bytes,
+                         .done = drop_done};
+    myr_p2p_envelope_free(e);
+    /* The answer to the sender, as a fetch's (remote.h). */
+    atomic_fetch_add(&traffic_sent, 1);
+    myr_net_fetch_post(f);
+}
+
+/* The rank of this process that a message names as its receiver. */
+static myr_rank *receiver_here(long dest)
+{
+    myr_rank *r = myr_job_rank(dest);
+    if (!r) {
+        fprintf(stderr, "myriad: process %d received a message for rank %ld, which it "
+                "does not run\n", myr_net_the_place.proc, dest);
+        abort();
+    }
+    return r;
+}
+
+/* Process `proc` cancels its message h->serial: dropped if unmatched. */
+static void on_cancel(int proc, const wire_header *h)
+{
+    myr_envelope *e = myr_p2p_unqueue_remote(receiver_here(h->dest), proc, h->serial);
+    bool removed = e != NULL;
+    if (e) {
+        /* Its send's operation ends as a match would end it. */
+        if (e->sync)
+            myr_remote_ack(e);
+        if (e->rndv)
+            drop_rndv(e);
+        else
+            myr_p2p_envelope_free(e);
+    }
+    wire_header a;
+    header_init(&a, WIRE_CANCEL_ANSWER, 0, 0, 0, -1);
+    a.removed = removed;
+    a.cookie = h->cookie;
+    post_header(proc, &a, "answering a cancel");
+}
+
+static void on_cancel_answer(const wire_header *h)
+{
+    struct myr_mpi_request *s = (struct myr_mpi_request *)(uintptr_t)h->cookie;
+    if (h->removed) {
+        myr_status_empty(&s->status);
+        s->status.myr_cancelled = 1;
+    }
+    myr_net_expect_end();
+    int was = atomic_fetch_or(&s->remote_cancel, CANCEL_ANSWERED);
+    if (was & CANCEL_ENDED)
+        myr_request_complete(s);
+}
+
 /* ---- control messages ---------------------------------------------------- */
 
 static void control_done(myr_net_send *ns, int err)
@@ -365,16 +514,18 @@ static void take_arrival(const myr_net_arrival *m)
 {
     wire_header h;
     memcpy(&h, m->hdr, sizeof h);
-    if (h.kind == WIRE_ACK) {
+    switch (h.kind) {
+    case WIRE_ACK:
         on_ack(&h);
         return;
+    case WIRE_CANCEL:
+        on_cancel(m->proc, &h);
+        return;
+    case WIRE_CANCEL_ANSWER:
+        on_cancel_answer(&h);
+        return;
     }
-    myr_rank *dest = myr_job_rank(h.dest);
-    if (!dest) {
-        fprintf(stderr, "myriad: process %d received a message for rank %lld, which it "
-                "does not run\n", myr_net_the_place.proc, (long long)h.dest);
-        abort();
-    }
+    myr_rank *dest = receiver_here(h.dest);
     struct myr_mpi_request *rr = myr_p2p_match_posted(dest, h.context_id, h.source, h.tag);
     myr_envelope *e = NULL;
     if (!rr) {
@@ -400,16 +551,18 @@ static void take_arrival(const myr_net_arrival *m)
         e->type = MPI_BYTE;
         e->eager = copy;
         e->receiver = dest;
+        e->proc = m->proc;
+        e->sync = h.sync;
         e->rndv = m->rndv;
-        e->ack_proc = h.sync ? m->proc : -1;
         e->ack_cookie = h.cookie;
+        e->serial = h.serial;
         rr = myr_p2p_queue_unexpected(e);
         if (!rr)
             return;
         /* A receive was posted meanwhile: it takes the message now. */
     }
     if (h.sync) {
-        myr_envelope ack = {.ack_proc = m->proc, .ack_cookie = h.cookie};
+        myr_envelope ack = {.proc = m->proc, .ack_cookie = h.cookie};
         myr_remote_ack(&ack);
     }
     if (!m->rndv) {

@@ -19,6 +19,12 @@ MYR_INTERNAL int myr_remote_send(myr_rank *self, const void *buf, int count,
 MYR_INTERNAL void myr_remote_take_rndv(struct myr_mpi_request *rr, myr_envelope *e);
 /* Acknowledge the synchronous send of `e`, now matched. */
 MYR_INTERNAL void myr_remote_ack(const myr_envelope *e);
+/* MPI_Cancel of send request `s` (active, posted by myr_remote_send to job
+ * rank `dest_rank`): ask the receiving process to drop the message if it
+ * is still unmatched. `s` completes once the answer is here (cancelled,
+ * or as it would have), reopened for that if it was complete. Returns at
+ * once; a second cancel of the same send does nothing. */
+MYR_INTERNAL void myr_remote_cancel(struct myr_mpi_request *s, long dest_rank);
 
 /* ---- for the deadlock check across processes (launch/quiescence.c) ---- */
 

@@ -490,10 +490,12 @@ int PMPI_Cancel(MPI_Request *request)
     if ((err = check_live_request(call, request)) ||
         (err = check_not_collective(call, *request, "cancelled")))
         return err;
-    /* Success or not, the request still completes and must be waited for. */
+    /* Success or not, the request still completes and must be waited for.
+     * A complete one too: a send to another process may be cancelled
+     * until its receiver matches it (myr_p2p_cancel decides). */
     if ((*request)->kind == MYR_REQ_GREQ)
         myr_greq_cancel(*request);
-    else if (is_pending(*request) && !myr_request_done(*request))
+    else if (is_pending(*request))
         myr_p2p_cancel(*request);
     return MPI_SUCCESS;
 }
