@@ -9,7 +9,8 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
     [MYR_ENV_WORKERS] = {
         "MYR_WORKERS", "CPUs in the affinity mask",
         "Number of worker kernel threads that run ULTs (MPI ranks). "
-        "Workers are pinned one per core while there are cores to spare."},
+        "Workers are pinned one per core while there are cores to spare "
+        "(MYR_BIND)."},
     [MYR_ENV_STACK_SIZE] = {
         "MYR_STACK_SIZE", "ulimit -s",
         "Usable stack of each ULT (MPI rank), e.g. `256k`, `8M`. By default, "
@@ -28,9 +29,14 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "guard pages only; beyond ~`vm.max_map_count`/2 live ULTs Myriad "
         "stops with an out-of-stacks error. `never`: canaries only."},
     [MYR_ENV_BIND] = {
-        "MYR_BIND", "core",
+        "MYR_BIND", "auto",
         "`core`: pin each worker to its own core (hwloc, or "
-        "sched_setaffinity); `none`: let the kernel place workers."},
+        "sched_setaffinity); `none`: let the kernel place workers; `auto`: "
+        "`core`, except in an MPI process that runs fewer ranks than "
+        "workers, where it is `none` (pinned, the ranks of such a job would "
+        "all sit on the first cores, the same ones for every such job on "
+        "the node: two jobs of one rank each ran on CPU 0 at half speed "
+        "while CPU 1 idled)."},
     [MYR_ENV_SPIN_US] = {
         "MYR_SPIN_US", "50",
         "Microseconds an idle worker keeps looking for work before it sleeps "

@@ -224,6 +224,28 @@ static void share_node(myr_config_t *config, const myr_net_place *place)
     config->first_cpu = (int)((place->node_index * workers) % allowed);
 }
 
+/* MYR_BIND=auto: pin the workers only when each has ranks to run. With
+ * fewer ranks than workers, pinning would decide which CPUs the ranks run
+ * on (the first workers', so the first CPUs), the same for every such job
+ * on the node; the kernel then cannot move a job of one rank off the CPU
+ * another job of one rank holds. */
+static void bind_when_every_worker_has_ranks(myr_config_t *config, long nranks)
+{
+    const char *b = myr_env_get(MYR_ENV_BIND);
+    if (b && strcmp(b, "auto") != 0)
+        return;   /* said */
+    long workers = config->workers;
+    const char *w = myr_env_get(MYR_ENV_WORKERS);
+    if (workers <= 0 && w)
+        workers = atol(w);
+    if (workers <= 0) {
+        cpu_set_t mask;
+        workers = sched_getaffinity(0, sizeof mask, &mask) == 0
+                      ? CPU_COUNT(&mask) : sysconf(_SC_NPROCESSORS_ONLN);
+    }
+    config->bind = nranks >= workers ? 1 : -1;
+}
+
 static int run_job(int argc, char **argv, const myr_program *program)
 {
     long nranks;
@@ -271,6 +293,7 @@ static int run_job(int argc, char **argv, const myr_program *program)
                                                 myr_mpmd_mappings(),
                            .default_stack_size = myr_rank_stack_default(nranks)};
     share_node(&config, place);
+    bind_when_every_worker_has_ranks(&config, nranks);
     int rc = myr_init_config(&config);
     if (rc != MYR_OK) {
         fprintf(stderr, "myriad: cannot start the runtime: %s\n", myr_strerror(rc));

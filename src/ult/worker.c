@@ -196,8 +196,8 @@ static int read_config(const myr_config_t *cfg)
     } else if ((v = myr_env_get(MYR_ENV_BIND))) {
         if (strcmp(v, "none") == 0 || strcmp(v, "0") == 0) {
             myr_rt.bind = false;
-        } else if (strcmp(v, "core") != 0 && strcmp(v, "1") != 0) {
-            fprintf(stderr, "myriad: MYR_BIND=%s is not `core` or `none`\n", v);
+        } else if (strcmp(v, "core") != 0 && strcmp(v, "1") != 0 && strcmp(v, "auto") != 0) {
+            fprintf(stderr, "myriad: MYR_BIND=%s is not `core`, `none` or `auto`\n", v);
             return MYR_ERR_ARG;
         }
     }
