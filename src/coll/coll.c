@@ -228,6 +228,8 @@ void coll_slot_fill(coll_slot *m, const myr_coll_args *a, int me, int size)
         m->in = m->in_place ? a->rbuf : a->sbuf;
         break;
     }
+    /* (When every rank of the round carries one, the slots agree and the
+     * round moves nothing: each rank returns the error it carries.) */
     if (__builtin_expect(a->carry != MPI_SUCCESS, 0))
         m->kind = COLL_CARRIED;
 }
