@@ -252,10 +252,9 @@ static void fail(call *c, int err, const char *why)
     snprintf(c->why, sizeof c->why, "%s", why ? why : "a collective across OS processes failed");
 }
 
-static int no_memory(call *c)
+static void no_memory(call *c)
 {
     fail(c, MPI_ERR_NO_MEM, "out of memory for a collective across OS processes");
-    return MPI_ERR_NO_MEM;
 }
 
 /* The call's outcome for the caller, its message kept where it outlives
@@ -539,8 +538,8 @@ static void move(void *dst, MPI_Datatype dtype, const void *src, int count,
 /* A collective among this process's members (sub ranks: their order in
  * the communicator; sub rank 0 is the leader), carrying the error this
  * rank has met, if any: then it fails for all of them, with that error,
- * before any data moves. Its error is noted and returned. */
-static int local(myr_rank *self, call *c, myr_coll_args a)
+ * before any data moves. Its error is noted. */
+static void local(myr_rank *self, call *c, myr_coll_args a)
 {
     a.nonblocking = false;
     a.carry = c->err;
@@ -548,7 +547,6 @@ static int local(myr_rank *self, call *c, myr_coll_args a)
     const char *why = NULL;
     int err = myr_coll_run(c->sub, self, &a, &why);
     fail(c, err, why);
-    return err;
 }
 
 /* A round of the members whose release waits for `hook`, run by the
