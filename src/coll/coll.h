@@ -192,6 +192,14 @@ int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call,
                            const void *args, size_t args_size,
                            myr_coll_nb_cleanup cleanup, MPI_Request *request)
     __attribute__((warn_unused_result));
+/* MPI_Wait on the request `r` of a nonblocking collective, before it
+ * waits for the request as for any other: if the operation has arrived at
+ * its round and the round's completer has not claimed it, the rank takes
+ * part in the round as a blocking rank does and finishes the operation
+ * itself (then r is complete on return). So a collective that the rank
+ * waits for at once costs what its blocking form does, plus the request. */
+void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r);
+
 /* Before a blocking collective on comm (every entry point that runs one,
  * communicator constructors included): wait until the nonblocking ones
  * this rank started on comm have finished. One load when none is

@@ -60,6 +60,10 @@ typedef struct split_result {
 typedef struct coll_group {
     _Alignas(MYR_CACHE_LINE) _Atomic int arrived;
     _Atomic int leader;    /* the group's last arrival in its latest round */
+    /* The group's nonblocking arrivals of the round that nobody has
+     * claimed yet (NB_OPEN): each arrival adds one, its join or its
+     * taking by the completer takes it back. */
+    _Atomic int nb_open;
     int first, size;       /* ranks first .. first+size-1 */
     bool chain;            /* its ranks share a worker: woken one by one */
     _Atomic int ref;
@@ -82,11 +86,16 @@ typedef struct coll_waiter {
     _Alignas(32) _Atomic(myr_ult_t *) ult;   /* two per line, none straddling */
     _Atomic unsigned woken, delivered;
     int group;             /* the rank's group (fixed at creation) */
+    /* Who finishes the rank's nonblocking operation of the round: NB_OPEN
+     * (set at its arrival) the completer, unless the rank joins the round
+     * first from MPI_Wait (NB_JOINED: then it is woken as a blocking rank
+     * is and finishes it itself); NB_TAKEN, the completer claimed it. */
+    _Atomic int nb_state;
     /* The rank's nonblocking operation in the current round (nbc.c), set
-     * before it arrives; NULL for a blocking arrival. Read by the
-     * completer only. */
+     * before it arrives; NULL for a blocking arrival. */
     void *nb;
 } coll_waiter;
+enum { NB_OPEN = 0, NB_JOINED = 1, NB_TAKEN = 2 };
 _Static_assert(sizeof(coll_waiter) == 32, "two waiters per line");
 
 /* What a communicator spanning processes does between its members'
@@ -223,11 +232,34 @@ void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine);
  * once. A hook error is every rank's. */
 int coll_barrier_hooked(MPI_Comm comm, myr_rank *self, coll_hook hook, void *arg,
                         const char **why) __attribute__((warn_unused_result));
+/* Where a nonblocking operation arrived, for MPI_Wait to join its round
+ * (coll_round_join): written before the arrival, never after it (the
+ * operation may be over, and its block reused, once it has arrived). */
+typedef struct coll_nb_place {
+    coll_state *s;
+    int me;
+    unsigned gen;          /* the round's number */
+    _Atomic bool arrived;
+} coll_nb_place;
 /* Arrive at a round for the nonblocking operation `op` of comm rank `me`
- * (any ULT may do it for the rank) and return without waiting. The
- * arrival that completes the round does the completer's work, then, for
- * every rank, its part (coll_finish) and coll_nb_round_done. */
-void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op);
+ * (any ULT may do it for the rank; `own`: the rank itself, in the call
+ * that started it) and return without waiting. The arrival that completes
+ * the round does the completer's work, then, for every rank that has not
+ * joined the round, its part (coll_finish) and coll_nb_round_done. When
+ * every other rank has joined and the completer is the rank itself, the
+ * ranks are woken as in a blocking round and each finishes its own
+ * operation (the completer its own, coll_nb_finish_own). */
+void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op, coll_nb_place *at,
+                   bool own);
+/* MPI_Wait's part (nbc.c): take part in the round of the nonblocking
+ * operation that arrived at `at` as a blocking rank does, if its completer
+ * has not claimed it yet. True: woken after the release, the rank
+ * finishes its operation itself (coll_nb_finish_own); false: the
+ * completer finishes it. */
+bool coll_round_join(const coll_nb_place *at, myr_rank *self, MPI_Comm comm);
+/* nbc.c: the rank's own part of its operation `op` after the release of
+ * round `s`: its results, its request, the next operation. */
+void coll_nb_finish_own(void *op, coll_state *s, int me);
 /* nbc.c, for the completer of a nonblocking round: operation `op`'s
  * round is over with `err` (`why` is copied now: the next round rewrites
  * it); op is linked in front of `done`, which is returned. Once it reads

@@ -62,6 +62,7 @@ struct myr_coll_nb_op {
     myr_coll_nb_cleanup cleanup;
     struct myr_mpi_request *request;
     struct myr_coll_nb_op *done;   /* the completer's list (coll_nb_round_done) */
+    coll_nb_place at;              /* a round's: where it arrived (MPI_Wait joins) */
     bool cached;                   /* an OP_BLOCK from the workers' cache */
     max_align_t args[];            /* the starter's arguments, copied */
 };
@@ -124,7 +125,7 @@ static void settle(struct myr_mpi_request *r, const char *call, int err, const c
 }
 
 static void *runner_main(void *arg);
-static void launch(struct myr_coll_nb_op *op);
+static void launch(struct myr_coll_nb_op *op, bool own);
 
 /* myr_request_complete, but its resume one of a batch (the caller ends
  * it): resuming the ranks one by one, each resume announced to the idle
@@ -160,7 +161,7 @@ static void finish(struct myr_coll_nb_op *op)
     /* op is the request's from here on (op_release): not touched again. */
     complete_request(request);
     if (next)
-        launch(next);
+        launch(next, false);
     /* The next operation's reference keeps the queue alive; with none,
      * this may free it. */
     myr_comm_release(comm);
@@ -183,8 +184,35 @@ void coll_nb_complete_all(void *done)
     myr_ult_resume_batch_end();
 }
 
-/* Arrive at the round for the rank; the last arrival finishes it. */
-static void arrive(struct myr_coll_nb_op *op)
+void coll_nb_finish_own(void *op_, coll_state *s, int me)
+{
+    struct myr_coll_nb_op *op = op_;
+    const char *why = NULL;
+    int err = s->err;
+    if (err != MPI_SUCCESS)
+        why = s->why;
+    else if (s->parallel)   /* the completer did every share (release_flat) */
+        err = atomic_load_explicit(&s->phase_err, memory_order_relaxed), why = s->phase_why;
+    else
+        err = coll_finish(s, op->self, me, &s->slots[me], &why);
+    settle(op->request, op->call, err, why);
+    finish(op);
+    myr_ult_resume_batch_end();
+}
+
+void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r)
+{
+    struct myr_coll_nb_op *op = r->ext;
+    if (!op || op->fn || !atomic_load_explicit(&op->at.arrived, memory_order_acquire) ||
+        op->self != self)
+        return;
+    if (coll_round_join(&op->at, self, op->comm))
+        coll_nb_finish_own(op, op->at.s, op->at.me);
+}
+
+/* Arrive at the round for the rank; the last arrival finishes it. `own`:
+ * in the rank's own call that started the operation. */
+static void arrive(struct myr_coll_nb_op *op, bool own)
 {
     coll_state *s = coll_state_of(op->comm, op->self);
     if (!s) {
@@ -197,14 +225,14 @@ static void arrive(struct myr_coll_nb_op *op)
     int me = myr_comm_rank(op->comm, op->self);
     coll_slot *mine = &s->slots[me];
     coll_slot_fill(mine, (const myr_coll_args *)op->args, me, s->size);
-    coll_round_nb(s, me, mine, op);
+    coll_round_nb(s, me, mine, op, &op->at, own);
 }
 
 /* Start the head of the queue: its round, or a runner. */
-static void launch(struct myr_coll_nb_op *op)
+static void launch(struct myr_coll_nb_op *op, bool own)
 {
     if (!op->fn) {
-        arrive(op);
+        arrive(op, own);
         return;
     }
     /* A communicator of one rank never waits for another: run it now,
@@ -245,10 +273,16 @@ static int start(MPI_Comm comm, myr_rank *self, const char *call, myr_coll_nb_fn
         }
         return MPI_ERR_NO_MEM;
     }
-    /* The header first: its assignment may cover the start of args. */
-    *op = (struct myr_coll_nb_op){.next = NULL, .comm = comm, .self = self, .call = call,
-                                  .fn = fn, .cleanup = cleanup, .request = r,
-                                  .cached = op->cached};
+    /* Field by field: a compound literal would clear the whole header
+     * first, for fields that are written before they are read. */
+    op->next = NULL;
+    op->comm = comm;
+    op->self = self;
+    op->call = call;
+    op->fn = fn;
+    op->cleanup = cleanup;
+    op->request = r;
+    atomic_init(&op->at.arrived, false);
     if (args_size)
         memcpy(op->args, args, args_size);
     r->ext = op;
@@ -271,7 +305,7 @@ static int start(MPI_Comm comm, myr_rank *self, const char *call, myr_coll_nb_fn
      * retired by another ULT of the rank, inside it. */
     *request = r;
     if (first)
-        launch(op);
+        launch(op, true);
     return MPI_SUCCESS;
 }
 

@@ -406,17 +406,27 @@ round_arrive(coll_state *s, int me, const coll_slot *mine, bool *leader)
  * are copies out of scratch (nothing is shared out, see nb_round), but
  * for the v-forms, whose shares all go first: a share may read any other
  * rank's buffers, and a request completed lets its rank reuse them. */
-static void release_ranks(coll_state *s, const coll_group *grp, int me, unsigned gen)
+static void release_ranks(coll_state *s, coll_group *grp, int me, unsigned gen)
 {
     void *done = NULL;
     bool shares = s->err == MPI_SUCCESS && s->parallel;
     for (int r = grp->first; r < grp->first + grp->size; r++) {
-        void *op = s->waiters[r].nb;
+        coll_waiter *w = &s->waiters[r];
+        void *op = w->nb;
         if (!op) {
             if (r != me)
                 wake_ahead(s, r, gen, false);
             continue;
         }
+        int open = NB_OPEN;
+        if (!atomic_compare_exchange_strong_explicit(&w->nb_state, &open, NB_TAKEN,
+                                                     memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+            /* Joined from MPI_Wait: it finishes its operation itself. */
+            wake_ahead(s, r, gen, false);
+            continue;
+        }
+        atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_relaxed);
         const char *why = NULL;
         int err = s->err;
         if (err != MPI_SUCCESS)
@@ -476,9 +486,31 @@ static void release_flat(coll_state *s, int me, unsigned gen)
     release_ranks(s, &s->groups[mine], me, gen);
 }
 
+/* Whether every nonblocking arrival of the round but the completer's own
+ * has joined it: nobody's part is left to the completer. */
+static bool nb_all_joined(coll_state *s)
+{
+    int open = 0;
+    for (int h = 0; h < s->ngroups; h++)
+        open += atomic_load_explicit(&s->groups[h].nb_open, memory_order_acquire);
+    return open == 1;
+}
+
+/* The completer's own operation, claimed for itself (another ULT of the
+ * rank may have joined it from MPI_Wait: then it is released flat). */
+static bool claim_own(_Atomic int *state)
+{
+    int open = NB_OPEN;
+    return atomic_compare_exchange_strong_explicit(state, &open, NB_TAKEN, memory_order_acq_rel,
+                                                   memory_order_acquire);
+}
+
 /* The completer's part: the collective's work, the release, the wake-ups
- * (a tree when every rank waits in the round, see the model). */
-static void round_release(coll_state *s, int me, const coll_slot *mine, unsigned gen)
+ * (a tree when every rank waits in the round, see the model). `own_op`:
+ * the completer's own nonblocking operation, when it arrived in the call
+ * that started it. */
+static void round_release(coll_state *s, int me, const coll_slot *mine, unsigned gen,
+                          void *own_op)
 {
     int g = s->waiters[me].group;
     if (mine && !s->hook_completed)
@@ -493,6 +525,12 @@ static void round_release(coll_state *s, int me, const coll_slot *mine, unsigned
             coll_fail(s, err, "%s", why ? why : "the part across OS processes failed");
     }
     bool flat = mine && (mine->nonblocking || s->err != MPI_SUCCESS);
+    /* A nonblocking round whose other ranks all wait in MPI_Wait for it
+     * (joined) is released as a blocking one: each rank, woken by the
+     * tree, finishes its own operation on its own worker. */
+    if (flat && own_op && s->err == MPI_SUCCESS && !s->parallel && nb_all_joined(s) &&
+        claim_own(&s->waiters[me].nb_state))
+        flat = false;
     s->flat = flat;
     atomic_store_explicit(&s->release, gen + 1, memory_order_release);
     if (flat) {
@@ -503,6 +541,45 @@ static void round_release(coll_state *s, int me, const coll_slot *mine, unsigned
         if (h != g)
             wake(s, atomic_load_explicit(&s->groups[h].leader, memory_order_relaxed), gen);
     wake_group(s, &s->groups[g], me, gen);
+    if (own_op) {   /* claimed above */
+        atomic_fetch_sub_explicit(&s->groups[g].nb_open, 1, memory_order_relaxed);
+        coll_nb_finish_own(own_op, s, me);
+    }
+}
+
+/* A waiting rank's wait for its wake-up from round `gen` (see round_body):
+ * spinning (`spin`, its ult entry NULL) or suspended. */
+static inline __attribute__((always_inline)) void
+round_wait(coll_state *s, myr_rank *self, coll_waiter *w, unsigned gen, bool spin,
+           unsigned before, myr_ult_t *self_ult, MPI_Comm comm)
+{
+    myr_ult_t *none = NULL;
+    if (spin && (myr_ult_spin_while_idle_unchanged(&w->delivered, before) ||
+                 !atomic_compare_exchange_strong_explicit(&w->ult, &none, self_ult,
+                                                          memory_order_acq_rel,
+                                                          memory_order_relaxed))) {
+        /* Woken while spinning, or the resumer has taken the wake-up
+         * (WAITER_TAKEN): `delivered` follows at once (round_delivered). */
+    } else if (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1) {
+        myr_wait_note_set(self, &(myr_wait_note){.kind = MYR_WAIT_COLLECTIVE, .what = s,
+                                                 .comm = comm});
+        do
+            myr_ult_suspend_internal();
+        while (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1);
+        myr_wait_note_clear(self);
+    }
+}
+
+/* Until the resumer no longer touches the waiter's ULT (see round_body). */
+static inline __attribute__((always_inline)) void round_delivered(coll_waiter *w, unsigned gen)
+{
+    for (unsigned spins = 0;
+         atomic_load_explicit(&w->delivered, memory_order_acquire) != gen + 1; spins++) {
+        if (spins < 256)
+            myr_cpu_relax();
+        else
+            sched_yield();   /* the resumer's kernel thread was preempted */
+    }
 }
 
 /* `mine` NULL: a plain barrier (no slot written, no completer work, so
@@ -546,7 +623,7 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
     bool leader;
     if (round_arrive(s, me, mine, &leader)) {
         if (__builtin_expect(s->hook == NULL || me == 0, 1)) {
-            round_release(s, me, mine, gen);
+            round_release(s, me, mine, gen, NULL);
             return;
         }
         /* coll_barrier_hooked: rank 0 runs the hook and releases; this
@@ -557,35 +634,15 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
         leader = false;
         wake(s, 0, gen);
     }
-    myr_ult_t *none = NULL;
-    if (spin && (myr_ult_spin_while_idle_unchanged(&w->delivered, before) ||
-                 !atomic_compare_exchange_strong_explicit(&w->ult, &none, self_ult,
-                                                          memory_order_acq_rel,
-                                                          memory_order_relaxed))) {
-        /* Woken while spinning, or the resumer has taken the wake-up
-         * (WAITER_TAKEN): `delivered` follows at once, below. */
-    } else if (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1) {
-        myr_wait_note_set(self, &(myr_wait_note){.kind = MYR_WAIT_COLLECTIVE, .what = s,
-                                                 .comm = self->coll_comm});
-        do
-            myr_ult_suspend_internal();
-        while (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1);
-        myr_wait_note_clear(self);
-    }
+    round_wait(s, self, w, gen, spin, before, self_ult, self->coll_comm);
     /* Written before the release, which the wake-up follows. */
     bool flat = s->flat;
     if (grp->chain && !leader && !flat)
         wake_next(s, grp, me, gen);
-    for (unsigned spins = 0;
-         atomic_load_explicit(&w->delivered, memory_order_acquire) != gen + 1; spins++) {
-        if (spins < 256)
-            myr_cpu_relax();
-        else
-            sched_yield();   /* the resumer's kernel thread was preempted */
-    }
+    round_delivered(w, gen);
     if (__builtin_expect(me == 0 && s->hook != NULL, 0)) {
         /* Woken by the completer to run coll_barrier_hooked's hook. */
-        round_release(s, me, mine, gen);
+        round_release(s, me, mine, gen, NULL);
         return;
     }
     if (leader && !flat)
@@ -597,13 +654,53 @@ void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
     round_body(s, self, me, mine);
 }
 
-void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op)
+void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op, coll_nb_place *at,
+                   bool own)
 {
     unsigned gen = atomic_load_explicit(&s->release, memory_order_acquire);
-    s->waiters[me].nb = op;
+    coll_waiter *w = &s->waiters[me];
+    w->nb = op;
+    atomic_store_explicit(&w->nb_state, NB_OPEN, memory_order_relaxed);
+    /* Both published by the arrival (acq_rel), like the slot. */
+    atomic_fetch_add_explicit(&s->groups[w->group].nb_open, 1, memory_order_relaxed);
+    at->s = s;
+    at->me = me;
+    at->gen = gen;
+    atomic_store_explicit(&at->arrived, true, memory_order_release);
     bool leader;
     if (round_arrive(s, me, mine, &leader))
-        round_release(s, me, mine, gen);
+        round_release(s, me, mine, gen, own ? op : NULL);
+}
+
+bool coll_round_join(const coll_nb_place *at, myr_rank *self, MPI_Comm comm)
+{
+    coll_state *s = at->s;
+    int me = at->me;
+    unsigned gen = at->gen;
+    coll_waiter *w = &s->waiters[me];
+    coll_group *grp = &s->groups[w->group];
+    myr_ult_t *self_ult = myr_ult_self_internal();
+    bool spin = myr_ult_may_spin();
+    unsigned before = atomic_load_explicit(&w->delivered, memory_order_relaxed);
+    /* Read by a resumer only once it has seen the join (the CAS, or the
+     * group's count that follows it). */
+    atomic_store_explicit(&w->ult, spin ? NULL : self_ult, memory_order_relaxed);
+    int open = NB_OPEN;
+    if (!atomic_compare_exchange_strong_explicit(&w->nb_state, &open, NB_JOINED,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return false;
+    atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_release);
+    round_wait(s, self, w, gen, spin, before, self_ult, comm);
+    bool flat = s->flat;
+    /* The group's leader of this round cannot change before this rank
+     * arrives again (see the model). */
+    bool leader = atomic_load_explicit(&grp->leader, memory_order_relaxed) == me;
+    if (grp->chain && !leader && !flat)
+        wake_next(s, grp, me, gen);
+    round_delivered(w, gen);
+    if (leader && !flat)
+        wake_group(s, grp, me, gen);
+    return true;
 }
 
 int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)

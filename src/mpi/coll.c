@@ -694,16 +694,18 @@ static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args
         NB_COPY_ARRAY(c.a.rcounts, next, n);
         NB_COPY_ARRAY(c.a.rdispls, next, n);
     }
-    nb_types(&c.a, n, retain_type);
-    if (c.a.op != MPI_OP_NULL)   /* the user may free it before completion */
-        myr_op_retain(c.a.op);
-    /* Nothing to release at completion (no array, only predefined types
-     * and op, the usual case): no cleanup call. */
+    /* Nothing to hold or release (no array, only predefined types and
+     * op, the usual case): no references, no cleanup call. */
     bool plain = !c.arrays && !c.a.stypes && !c.a.rtypes &&
-                 (c.a.op == MPI_OP_NULL || c.a.op->kind != MYR_OP_USER);
-    MPI_Datatype one[] = {c.a.stype, c.a.rtype, c.a.type};
-    for (int i = 0; i < 3 && plain; i++)
-        plain = one[i] == MPI_DATATYPE_NULL || one[i]->predefined;
+                 (c.a.op == MPI_OP_NULL || c.a.op->kind != MYR_OP_USER) &&
+                 (c.a.stype == MPI_DATATYPE_NULL || c.a.stype->predefined) &&
+                 (c.a.rtype == MPI_DATATYPE_NULL || c.a.rtype->predefined) &&
+                 (c.a.type == MPI_DATATYPE_NULL || c.a.type->predefined);
+    if (!plain) {
+        nb_types(&c.a, n, retain_type);
+        if (c.a.op != MPI_OP_NULL)   /* the user may free it before completion */
+            myr_op_retain(c.a.op);
+    }
     myr_coll_nb_cleanup cleanup = plain ? NULL : nb_cleanup;
     /* On failure the engine has already called nb_cleanup. */
     if ((err = inter ? myr_coll_nb_start(comm, self, call, nb_run_inter, &c, sizeof c,
@@ -725,7 +727,7 @@ static int coll_start(MPI_Comm comm, const myr_coll_args *a, bool nb, MPI_Reques
 
 static int barrier(bool nb, MPI_Comm comm, MPI_Request *request)
 {
-    myr_coll_args a = {.kind = MYR_COLL_BARRIER};
+    static const myr_coll_args a = {.kind = MYR_COLL_BARRIER};
     return coll_start(comm, &a, nb, request);
 }
 int PMPI_Barrier(MPI_Comm comm)

@@ -18,6 +18,7 @@
  * Test calls that find nothing yield, so a polling loop lets the ranks it
  * waits for run on the same worker.
  */
+#include "coll/coll.h"
 #include "core/p2p.h"
 #include "mpi/mpi_impl.h"
 
@@ -124,6 +125,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
+    if ((*request)->kind == MYR_REQ_COLL && !myr_request_done(*request))
+        myr_coll_nb_wait(self, *request);
     myr_request_wait(self, *request);
     return retire_and_raise(call, request, status);
 }

@@ -748,7 +748,77 @@ static void queued_operations_progress_while_the_rank_blocks(void)
     CHECK(v == 5);
 }
 
+/* MPI_Wait on a nonblocking collective joins its round as a blocking
+ * rank when the completer has not claimed it yet, and finishes the
+ * operation itself. Every way a rank can reach its Wait is mixed, rank by
+ * rank and iteration by iteration: at once, after computing (the round
+ * may complete meanwhile), after MPI_Test, with a second operation queued
+ * behind (waited for first: it cannot join before the first finishes),
+ * or by MPI_Waitall. Every payload is checked. */
+static unsigned mix_hash(unsigned a, unsigned b)
+{
+    unsigned h = a * 2654435761u ^ (b + 0x9e3779b9u + (a << 6) + (a >> 2));
+    h ^= h >> 15;
+    h *= 2246822519u;
+    return h ^ (h >> 13);
+}
+
+static volatile double join_sink;
+
+static void wait_joins_the_round_in_every_order(void)
+{
+    int n = world_size(), me = world_rank();
+    int iters = n > 256 ? 40 : 400;
+    for (int i = 0; i < iters; i++) {
+        int kind = i % 3;
+        unsigned how = mix_hash((unsigned)me, (unsigned)i) % 5;
+        MPI_Request req[2];
+        int root = i % n;
+        int sum_in = me + i, sum = -1;
+        int b = me == root ? 7 * i + root : -1;
+        if (kind == 0)
+            CHECK_OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[0]));
+        else if (kind == 1)
+            CHECK_OK(MPI_Iallreduce(&sum_in, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[0]));
+        else
+            CHECK_OK(MPI_Ibcast(&b, 1, MPI_INT, root, MPI_COMM_WORLD, &req[0]));
+        /* A second operation, behind the first, every fourth iteration. */
+        int second = -1;
+        bool two = i % 4 == 3;
+        if (two)
+            CHECK_OK(MPI_Iallreduce(&me, &second, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req[1]));
+        if (how == 1) {
+            double acc = 0;
+            for (unsigned k = 1; k < 200 + mix_hash((unsigned)i, 1) % 2000; k++)
+                acc += 1.0 / k;
+            join_sink = acc;
+        } else if (how == 2) {
+            int flag;
+            CHECK_OK(MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE));
+            if (flag)
+                req[0] = MPI_REQUEST_NULL;
+        }
+        if (how == 3) {
+            CHECK_OK(MPI_Waitall(two ? 2 : 1, req, MPI_STATUSES_IGNORE));
+        } else if (two && how == 4) {
+            CHECK_OK(MPI_Wait(&req[1], MPI_STATUS_IGNORE));
+            CHECK_OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+        } else {
+            CHECK_OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+            if (two)
+                CHECK_OK(MPI_Wait(&req[1], MPI_STATUS_IGNORE));
+        }
+        if (kind == 1)
+            CHECK(sum == n * (n - 1) / 2 + n * i);
+        if (kind == 2)
+            CHECK(b == 7 * i + root);
+        if (two)
+            CHECK(second == n - 1);
+    }
+}
+
 static const test_case cases[] = {
+    {"wait_joins_the_round_in_every_order", wait_joins_the_round_in_every_order},
     {"ibarrier_completes_only_when_all_arrive", ibarrier_completes_only_when_all_arrive},
     {"ibcast_from_every_root", ibcast_from_every_root},
     {"iallreduce_sums_and_in_place", iallreduce_sums_and_in_place},
