@@ -77,6 +77,10 @@ typedef struct coll_group {
     struct coll_state *state;
     int worker;
     unsigned release_gen;
+    /* A nonblocking round's release of this group goes by its leader (and
+     * chain), as a blocking round's: every rank of it joined from MPI_Wait
+     * (round.c, nb_trees). Written by the completer before the release. */
+    bool tree;
 } coll_group;
 
 /* How a rank waits in a round (round.c): the ULT acting for it, and the
@@ -89,13 +93,20 @@ typedef struct coll_waiter {
     /* Who finishes the rank's nonblocking operation of the round: NB_OPEN
      * (set at its arrival) the completer, unless the rank joins the round
      * first from MPI_Wait (NB_JOINED: then it is woken as a blocking rank
-     * is and finishes it itself); NB_TAKEN, the completer claimed it. */
-    _Atomic int nb_state;
+     * is and finishes it itself); NB_TAKEN, the completer claimed it. With
+     * the round's number (nb_word): a Wait that comes after the completer
+     * took the operation, finished it and launched the rank's next one
+     * must not join the next one's round in its place. */
+    _Atomic unsigned nb_state;
     /* The rank's nonblocking operation in the current round (nbc.c), set
      * before it arrives; NULL for a blocking arrival. */
     void *nb;
 } coll_waiter;
 enum { NB_OPEN = 0, NB_JOINED = 1, NB_TAKEN = 2 };
+static inline unsigned nb_word(unsigned gen, unsigned state)
+{
+    return gen << 2 | state;
+}
 _Static_assert(sizeof(coll_waiter) == 32, "two waiters per line");
 
 /* What a communicator spanning processes does between its members'

@@ -10,9 +10,15 @@
  *            rank to arrive, whichever call brought it there, does the
  *            collective's work and every rank's part (copies into their
  *            buffers), then completes every rank's request. A rank that
- *            computes meanwhile finds its operation complete; one waiting
- *            in MPI_Wait is resumed by that completion. The cost is the
- *            blocking algorithm's plus a request.
+ *            computes meanwhile finds its operation complete. A rank
+ *            that reaches MPI_Wait before the completer has claimed its
+ *            operation joins the round instead (myr_coll_nb_wait,
+ *            coll_round_join): it waits in it as a blocking rank does and,
+ *            once woken, finishes its operation itself, on its own worker;
+ *            when every other rank has joined, the completer releases the
+ *            round by the blocking round's tree. So a collective waited
+ *            for at once costs the blocking algorithm plus a request, and
+ *            the completer's part is only the collective's work.
  *   runners  the others (intercommunicators, neighbourhood collectives,
  *            MPI_Comm_idup) run their blocking algorithm on a ULT acting
  *            for the rank (`fn`): waiting inside suspends that ULT only.

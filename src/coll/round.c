@@ -418,8 +418,8 @@ static void release_ranks(coll_state *s, coll_group *grp, int me, unsigned gen)
                 wake_ahead(s, r, gen, false);
             continue;
         }
-        int open = NB_OPEN;
-        if (!atomic_compare_exchange_strong_explicit(&w->nb_state, &open, NB_TAKEN,
+        unsigned open = nb_word(gen, NB_OPEN);
+        if (!atomic_compare_exchange_strong_explicit(&w->nb_state, &open, nb_word(gen, NB_TAKEN),
                                                      memory_order_acq_rel,
                                                      memory_order_acquire)) {
             /* Joined from MPI_Wait: it finishes its operation itself. */
@@ -465,7 +465,7 @@ static void *release_group_main(void *arg)
  * worker each: their operations, requests, queues and buffers are that
  * worker's lines, which the completer paid a transfer each for, one rank
  * after another (Ibarrier+Wait was 8x Barrier at 64 ranks). */
-static void release_flat(coll_state *s, int me, unsigned gen)
+static void release_flat(coll_state *s, int me, unsigned gen, void *own_op)
 {
     int n = s->size;
     bool shares = s->err == MPI_SUCCESS && s->parallel;
@@ -479,30 +479,50 @@ static void release_flat(coll_state *s, int me, unsigned gen)
         coll_group *grp = &s->groups[h];
         if (h == mine)
             continue;
+        if (grp->tree) {   /* all joined: its leader wakes it */
+            wake(s, atomic_load_explicit(&grp->leader, memory_order_relaxed), gen);
+            continue;
+        }
         grp->release_gen = gen;
         if (myr_ult_spawn_on(grp->worker, NULL, release_group_main, grp) != MYR_OK)
             release_ranks(s, grp, me, gen);
     }
-    release_ranks(s, &s->groups[mine], me, gen);
-}
-
-/* Whether every nonblocking arrival of the round but the completer's own
- * has joined it: nobody's part is left to the completer. */
-static bool nb_all_joined(coll_state *s)
-{
-    int open = 0;
-    for (int h = 0; h < s->ngroups; h++)
-        open += atomic_load_explicit(&s->groups[h].nb_open, memory_order_acquire);
-    return open == 1;
+    coll_group *own = &s->groups[mine];
+    if (!own->tree) {
+        release_ranks(s, own, me, gen);
+        return;
+    }
+    wake_group(s, own, me, gen);
+    atomic_fetch_sub_explicit(&own->nb_open, 1, memory_order_relaxed);
+    coll_nb_finish_own(own_op, s, me);
 }
 
 /* The completer's own operation, claimed for itself (another ULT of the
  * rank may have joined it from MPI_Wait: then it is released flat). */
-static bool claim_own(_Atomic int *state)
+static bool claim_own(_Atomic unsigned *state, unsigned gen)
 {
-    int open = NB_OPEN;
-    return atomic_compare_exchange_strong_explicit(state, &open, NB_TAKEN, memory_order_acq_rel,
-                                                   memory_order_acquire);
+    unsigned open = nb_word(gen, NB_OPEN);
+    return atomic_compare_exchange_strong_explicit(state, &open, nb_word(gen, NB_TAKEN),
+                                                   memory_order_acq_rel, memory_order_acquire);
+}
+
+/* A nonblocking round's release, group by group: a group all of whose
+ * ranks wait in MPI_Wait for it (joined; in the completer's own group,
+ * all but the completer, whose operation it claims) is woken by its leader
+ * as in a blocking round, and each of its ranks finishes its own
+ * operation on its own worker; the completer finishes the others'.
+ * Returns whether every group is woken so. */
+static bool nb_trees(coll_state *s, int me, void *own_op, unsigned gen)
+{
+    int g = s->waiters[me].group, trees = 0;
+    for (int h = 0; h < s->ngroups; h++) {
+        coll_group *grp = &s->groups[h];
+        int open = atomic_load_explicit(&grp->nb_open, memory_order_acquire);
+        grp->tree = h != g ? open == 0
+                           : own_op && open == 1 && claim_own(&s->waiters[me].nb_state, gen);
+        trees += grp->tree;
+    }
+    return trees == s->ngroups;
 }
 
 /* The completer's part: the collective's work, the release, the wake-ups
@@ -525,23 +545,24 @@ static void round_release(coll_state *s, int me, const coll_slot *mine, unsigned
             coll_fail(s, err, "%s", why ? why : "the part across OS processes failed");
     }
     bool flat = mine && (mine->nonblocking || s->err != MPI_SUCCESS);
-    /* A nonblocking round whose other ranks all wait in MPI_Wait for it
-     * (joined) is released as a blocking one: each rank, woken by the
-     * tree, finishes its own operation on its own worker. */
-    if (flat && own_op && s->err == MPI_SUCCESS && !s->parallel && nb_all_joined(s) &&
-        claim_own(&s->waiters[me].nb_state))
-        flat = false;
+    if (flat && mine->nonblocking && s->err == MPI_SUCCESS && !s->parallel) {
+        /* Groups whose ranks all joined are released as in a blocking round. */
+        flat = !nb_trees(s, me, own_op, gen);
+    } else if (flat) {
+        for (int h = 0; h < s->ngroups; h++)
+            s->groups[h].tree = false;
+    }
     s->flat = flat;
     atomic_store_explicit(&s->release, gen + 1, memory_order_release);
     if (flat) {
-        release_flat(s, me, gen);
+        release_flat(s, me, gen, own_op);
         return;
     }
     for (int h = 0; h < s->ngroups; h++)
         if (h != g)
             wake(s, atomic_load_explicit(&s->groups[h].leader, memory_order_relaxed), gen);
     wake_group(s, &s->groups[g], me, gen);
-    if (own_op) {   /* claimed above */
+    if (mine && mine->nonblocking) {   /* claimed by nb_trees */
         atomic_fetch_sub_explicit(&s->groups[g].nb_open, 1, memory_order_relaxed);
         coll_nb_finish_own(own_op, s, me);
     }
@@ -660,7 +681,7 @@ void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op, coll_
     unsigned gen = atomic_load_explicit(&s->release, memory_order_acquire);
     coll_waiter *w = &s->waiters[me];
     w->nb = op;
-    atomic_store_explicit(&w->nb_state, NB_OPEN, memory_order_relaxed);
+    atomic_store_explicit(&w->nb_state, nb_word(gen, NB_OPEN), memory_order_relaxed);
     /* Both published by the arrival (acq_rel), like the slot. */
     atomic_fetch_add_explicit(&s->groups[w->group].nb_open, 1, memory_order_relaxed);
     at->s = s;
@@ -685,20 +706,20 @@ bool coll_round_join(const coll_nb_place *at, myr_rank *self, MPI_Comm comm)
     /* Read by a resumer only once it has seen the join (the CAS, or the
      * group's count that follows it). */
     atomic_store_explicit(&w->ult, spin ? NULL : self_ult, memory_order_relaxed);
-    int open = NB_OPEN;
-    if (!atomic_compare_exchange_strong_explicit(&w->nb_state, &open, NB_JOINED,
+    unsigned open = nb_word(gen, NB_OPEN);
+    if (!atomic_compare_exchange_strong_explicit(&w->nb_state, &open, nb_word(gen, NB_JOINED),
                                                  memory_order_acq_rel, memory_order_acquire))
         return false;
     atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_release);
     round_wait(s, self, w, gen, spin, before, self_ult, comm);
-    bool flat = s->flat;
+    bool tree = grp->tree;   /* written before the release, like s->flat */
     /* The group's leader of this round cannot change before this rank
      * arrives again (see the model). */
     bool leader = atomic_load_explicit(&grp->leader, memory_order_relaxed) == me;
-    if (grp->chain && !leader && !flat)
+    if (grp->chain && !leader && tree)
         wake_next(s, grp, me, gen);
     round_delivered(w, gen);
-    if (leader && !flat)
+    if (leader && tree)
         wake_group(s, grp, me, gen);
     return true;
 }
