@@ -223,6 +223,40 @@ static void taskwait_waits_for_nested_tasks(void)
     CHECK_OK(MPI_Finalize());
 }
 
+typedef struct selfwait {
+    long x;
+    _Atomic int ok;
+} selfwait;
+
+static void set_x(void *arg)
+{
+    selfwait *w = arg;
+    for (int i = 0; i < 50; i++)
+        myr_ult_yield();
+    w->x = 7;
+}
+
+/* A task that writes x waits on x: for the child it made, not itself. */
+static void waits_on_its_own_region(void *arg)
+{
+    selfwait *w = arg;
+    myr_task_dep_t dep = {&w->x, sizeof w->x, MYR_TASK_OUT};
+    CHECK_OK(myr_task_create(set_x, w, &dep, 1, 0));
+    CHECK_OK(myr_task_wait_on(&w->x));
+    atomic_store(&w->ok, w->x == 7);
+}
+
+static void wait_on_in_a_task_skips_the_task_itself(void)
+{
+    CHECK_OK(MPI_Init(NULL, NULL));
+    selfwait w = {0, 0};
+    myr_task_dep_t dep = {&w.x, sizeof w.x, MYR_TASK_INOUT};
+    CHECK_OK(myr_task_create(waits_on_its_own_region, &w, &dep, 1, 0));
+    CHECK_OK(myr_task_wait_on(&w.x));
+    CHECK(atomic_load(&w.ok) == 1);
+    CHECK_OK(MPI_Finalize());
+}
+
 /* ---- MPI requests as dependences ----------------------------------------- */
 
 enum { BIG = 1 << 16 };
@@ -404,6 +438,7 @@ static const test_case cases[] = {
     {"high_priority_tasks_run_before_normal_ones", high_priority_tasks_run_before_normal_ones},
     {"wait_on_waits_for_the_last_writer_only", wait_on_waits_for_the_last_writer_only},
     {"taskwait_waits_for_nested_tasks", taskwait_waits_for_nested_tasks},
+    {"wait_on_in_a_task_skips_the_task_itself", wait_on_in_a_task_skips_the_task_itself},
     {"irecv_releases_its_consumer_task", irecv_releases_its_consumer_task},
     {"thousands_of_tasks_per_rank", thousands_of_tasks_per_rank},
     {"bad_arguments_return_errors", bad_arguments_return_errors},
