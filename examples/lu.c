@@ -95,8 +95,9 @@ static double b_i(uint64_t seed, int i)
 /* ---- the kernels ---------------------------------------------------------- */
 
 /* LU with partial pivoting of the m x jb panel at p (lda), in place;
- * piv[c]: the panel row swapped with row c. */
-static void panel_factor(double *p, int lda, int m, int jb, int *piv)
+ * piv[c]: the panel row swapped with row c. Column by column: for narrow
+ * panels only. */
+static void panel_unblocked(double *p, int lda, int m, int jb, int *piv)
 {
     for (int c = 0; c < jb; c++) {
         int r = c + (int)cblas_idamax(m - c, p + c + (size_t)c * lda, 1);
@@ -110,6 +111,32 @@ static void panel_factor(double *p, int lda, int m, int jb, int *piv)
             cblas_dger(CblasColMajor, m - c - 1, jb - c - 1, -1.0,
                        p + c + 1 + (size_t)c * lda, 1, p + c + (size_t)(c + 1) * lda, lda,
                        p + c + 1 + (size_t)(c + 1) * lda, lda);
+    }
+}
+
+/* The same, recursively on halves of the columns, so that most of the
+ * panel's work is dtrsm and dgemm: the panel is the critical path. */
+static void panel_factor(double *p, int lda, int m, int n, int *piv)
+{
+    if (n <= 16) {
+        panel_unblocked(p, lda, m, n, piv);
+        return;
+    }
+    int n1 = n / 2, n2 = n - n1;
+    double *r = p + (size_t)n1 * lda;
+    panel_factor(p, lda, m, n1, piv);
+    for (int i = 0; i < n1; i++)
+        if (piv[i] != i)
+            cblas_dswap(n2, r + i, lda, r + piv[i], lda);
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n1, n2, 1.0, p,
+                lda, r, lda);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m - n1, n2, n1, -1.0, p + n1, lda, r,
+                lda, 1.0, r + n1, lda);
+    panel_factor(r + n1, lda, m - n1, n2, piv + n1);
+    for (int i = n1; i < n; i++) {
+        piv[i] += n1;
+        if (piv[i] != i)
+            cblas_dswap(n1, p + i, lda, p + piv[i], lda);
     }
 }
 
