@@ -355,7 +355,9 @@ static void *runner(void *arg)
     pthread_mutex_unlock(&d->lock);
     if (!t)
         fatal("a task runner found no ready task");
-    (void)myr_key_set(current_key, t);
+    /* Without it the task's children would not be known as its own. */
+    if (myr_key_set(current_key, t) != MYR_OK)
+        fatal("out of memory for a task's ULT-local slot");
     t->fn(t->arg);
     wait_children(t);
     (void)myr_key_set(current_key, NULL);
