@@ -343,6 +343,64 @@ static void irecv_releases_its_consumer_task(void)
     CHECK_OK(MPI_Finalize());
 }
 
+/* Every rank receives from its left neighbour through request
+ * dependences and sends to its right one from tasks, for many rounds at
+ * once: completions come from the other ranks' ULTs, on any worker. */
+enum { ROUNDS = 24, WORDS = 8192 };   /* above the eager size */
+
+typedef struct ring_round {
+    int *in, *out;
+    int round, left, right;
+    long *acc;
+} ring_round;
+
+static void ring_send(void *arg)
+{
+    ring_round *r = arg;
+    CHECK_OK(MPI_Send(r->out, WORDS, MPI_INT, r->right, r->round, MPI_COMM_WORLD));
+}
+
+static void ring_consume(void *arg)
+{
+    ring_round *r = arg;
+    for (int i = 0; i < WORDS; i++)
+        CHECK(r->in[i] == r->left * 100000 + r->round * 10 + i % 7);
+    *r->acc += r->in[0];
+}
+
+static void request_dependences_around_a_ring(void)
+{
+    int provided, rank, size;
+    CHECK_OK(MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int *in = malloc(ROUNDS * WORDS * sizeof *in), *out = malloc(ROUNDS * WORDS * sizeof *out);
+    ring_round *rr = malloc(ROUNDS * sizeof *rr);
+    CHECK(in && out && rr);
+    long acc = 0, want = 0;
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    for (int k = 0; k < ROUNDS; k++) {
+        rr[k] = (ring_round){in + k * WORDS, out + k * WORDS, k, left, right, &acc};
+        for (int i = 0; i < WORDS; i++)
+            rr[k].out[i] = rank * 100000 + k * 10 + i % 7;
+        want += left * 100000 + k * 10;
+        MPI_Request req;
+        CHECK_OK(MPI_Irecv(rr[k].in, WORDS, MPI_INT, left, k, MPI_COMM_WORLD, &req));
+        CHECK_OK(myr_task_depend_request(&req, rr[k].in, WORDS * (long)sizeof(int)));
+        myr_task_dep_t d[] = {{rr[k].in, WORDS * (long)sizeof(int), MYR_TASK_IN},
+                              {&acc, sizeof acc, MYR_TASK_INOUT}};
+        CHECK_OK(myr_task_create(ring_consume, &rr[k], d, 2, 0));
+        myr_task_dep_t o = {rr[k].out, WORDS * (long)sizeof(int), MYR_TASK_IN};
+        CHECK_OK(myr_task_create(ring_send, &rr[k], &o, 1, MYR_TASK_HIGH_PRIORITY));
+    }
+    CHECK_OK(myr_taskwait());
+    CHECK(acc == want);
+    free(in);
+    free(out);
+    free(rr);
+    CHECK_OK(MPI_Finalize());
+}
+
 /* ---- scale ------------------------------------------------------------------ */
 
 typedef struct adder {
@@ -440,6 +498,7 @@ static const test_case cases[] = {
     {"taskwait_waits_for_nested_tasks", taskwait_waits_for_nested_tasks},
     {"wait_on_in_a_task_skips_the_task_itself", wait_on_in_a_task_skips_the_task_itself},
     {"irecv_releases_its_consumer_task", irecv_releases_its_consumer_task},
+    {"request_dependences_around_a_ring", request_dependences_around_a_ring},
     {"thousands_of_tasks_per_rank", thousands_of_tasks_per_rank},
     {"bad_arguments_return_errors", bad_arguments_return_errors},
 };
