@@ -15,14 +15,16 @@
  * A task's ancestors' entries are skipped (they are running: a child
  * waiting for its creator, which waits for its children, would deadlock).
  *
- * Running. A task whose npred reaches 0 goes to its domain's ready queue
- * and a runner ULT is spawned (on the calling worker; idle workers steal
- * it). A runner takes the *best* ready task when it starts, not the one it
- * was spawned for: so a high-priority task overtakes normal ones already
- * waiting, and there is always one task per runner (one spawn per push,
- * one pop per runner). The runner acts for the domain's rank (its
- * inherited value), whoever made the task ready (another rank's ULT
- * completing a request, the network's thread).
+ * Running. A task whose npred reaches 0 goes to the process's ready
+ * queue and a runner ULT is spawned (on the calling worker; idle workers
+ * steal it). A runner takes the *best* ready task when it starts, not the
+ * one it was spawned for: so a high-priority task overtakes normal ones
+ * already waiting, of its rank and of the others (whose runners share the
+ * workers: with a queue per rank, a rank's panel would wait behind the
+ * other ranks' queued updates), and there is always one task per runner
+ * (one spawn per push, one pop per runner). The runner acts for the
+ * task's rank (its inherited value), whoever made the task ready (another
+ * rank's ULT completing a request, the network's thread).
  *
  * Ending. Once its function has returned and its children have ended, a
  * task is marked done under the domain's lock and its entries are
@@ -88,7 +90,6 @@ struct myr_task_domain {
     pthread_mutex_t lock;
     void *owner;                  /* the rank's inherited value */
     task_entry *entries;
-    myr_task_node *ready_head[2], *ready_tail[2];  /* [0]: high priority */
     myr_task_node root;           /* parent of the rank's own tasks */
 };
 
@@ -253,13 +254,19 @@ static void add_entry(myr_task_domain *d, myr_task_node *t, uintptr_t lo,
 
 /* ---- ready queues and runners ------------------------------------------ */
 
+/* The process's ready tasks, [0]: high priority; FIFO each. */
+static struct {
+    pthread_mutex_t lock;
+    myr_task_node *head[2], *tail[2];
+} ready = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
 static void *runner(void *arg);
 
 static void make_ready(myr_task_node *t)
 {
-    myr_task_domain *d = t->dom;
-    pthread_mutex_lock(&d->lock);
     if (t->kind == KIND_WAIT) {
+        myr_task_domain *d = t->dom;
+        pthread_mutex_lock(&d->lock);
         t->released = true;
         myr_ult_resume(t->waiter);
         pthread_mutex_unlock(&d->lock);
@@ -267,13 +274,14 @@ static void make_ready(myr_task_node *t)
     }
     int q = t->high ? 0 : 1;
     t->next = NULL;
-    if (d->ready_tail[q])
-        d->ready_tail[q]->next = t;
+    pthread_mutex_lock(&ready.lock);
+    if (ready.tail[q])
+        ready.tail[q]->next = t;
     else
-        d->ready_head[q] = t;
-    d->ready_tail[q] = t;
-    pthread_mutex_unlock(&d->lock);
-    if (myr_ult_spawn(NULL, runner, d) != MYR_OK)
+        ready.head[q] = t;
+    ready.tail[q] = t;
+    pthread_mutex_unlock(&ready.lock);
+    if (myr_ult_spawn(NULL, runner, NULL) != MYR_OK)
         fatal("cannot spawn the ULT of a ready task");
 }
 
@@ -342,19 +350,19 @@ static void finish(myr_task_node *t)
 
 static void *runner(void *arg)
 {
-    myr_task_domain *d = arg;
-    myr_ult_set_inherited(d->owner);  /* act for the rank, whoever spawned us */
-    pthread_mutex_lock(&d->lock);
-    int q = d->ready_head[0] ? 0 : 1;
-    myr_task_node *t = d->ready_head[q];
+    (void)arg;
+    pthread_mutex_lock(&ready.lock);
+    int q = ready.head[0] ? 0 : 1;
+    myr_task_node *t = ready.head[q];
     if (t) {
-        d->ready_head[q] = t->next;
+        ready.head[q] = t->next;
         if (!t->next)
-            d->ready_tail[q] = NULL;
+            ready.tail[q] = NULL;
     }
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(&ready.lock);
     if (!t)
         fatal("a task runner found no ready task");
+    myr_ult_set_inherited(t->dom->owner);  /* act for its rank, whoever spawned us */
     /* Without it the task's children would not be known as its own. */
     if (myr_key_set(current_key, t) != MYR_OK)
         fatal("out of memory for a task's ULT-local slot");
