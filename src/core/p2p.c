@@ -104,11 +104,19 @@ void myr_request_complete(struct myr_mpi_request *r)
     }
     myr_rank *owner = r->owner;  /* read before r may be freed */
     myr_ult_t *waiter = atomic_exchange(&r->waiter, MYR_WAITER_CLAIMED);
-    if (waiter && waiter != MYR_WAITER_CLAIMED)
+    void (*notify)(void *) = NULL;
+    void *notify_arg = NULL;
+    if (__builtin_expect(waiter == MYR_WAITER_NOTIFY, 0)) {
+        notify = r->notify;
+        notify_arg = r->notify_arg;
+    } else if (waiter && waiter != MYR_WAITER_CLAIMED) {
         myr_ult_resume_internal(waiter);
+    }
     int old = atomic_fetch_or(&r->state, MYR_REQ_COMPLETE);
     if (old & MYR_REQ_FREED)
         myr_request_release(r);  /* MPI_Request_free came first: ours now */
+    if (notify)
+        notify(notify_arg);
     myr_wait_notify(owner);
 }
 

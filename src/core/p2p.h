@@ -48,6 +48,10 @@ typedef enum {
 } myr_send_mode;
 
 #define MYR_WAITER_CLAIMED ((myr_ult_t *)1)
+/* Nobody waits, but the completion calls request->notify(notify_arg):
+ * tasks that depend on the request (task/request.c). Point-to-point
+ * requests only (myr_request_complete). */
+#define MYR_WAITER_NOTIFY ((myr_ult_t *)2)
 
 /* Request state bits. */
 enum { MYR_REQ_COMPLETE = 1, MYR_REQ_FREED = 2 };
@@ -100,6 +104,9 @@ struct myr_mpi_request {
      * posted): its message's number in this process, by which MPI_Cancel
      * names it to the receiving process. */
     unsigned long long remote_serial;
+    /* Read only when waiter is MYR_WAITER_NOTIFY. */
+    void (*notify)(void *arg);
+    void *notify_arg;
 };
 _Static_assert(__builtin_offsetof(struct myr_mpi_request, rbuf) < 64 &&
                __builtin_offsetof(struct myr_mpi_request, status) + sizeof(MPI_Status) <= 128,
