@@ -110,8 +110,9 @@ void coll_state_free(coll_state *s)
     free(s);
 }
 
-/* The smallest group woken as a chain (see the model above). */
-enum { COLL_CHAIN_MIN = 1024 };
+/* The smallest group woken as a chain (see the model above); the largest
+ * group of another worker that a flat release does itself (release_flat). */
+enum { COLL_CHAIN_MIN = 1024, COLL_REMOTE_RELEASE_MAX = 8 };
 
 coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
 {
@@ -483,8 +484,11 @@ static void release_flat(coll_state *s, int me, unsigned gen, void *own_op)
             wake(s, atomic_load_explicit(&grp->leader, memory_order_relaxed), gen);
             continue;
         }
+        /* A small group is released from here: a ULT started on its
+         * worker costs more than its few ranks' lines. */
         grp->release_gen = gen;
-        if (myr_ult_spawn_on(grp->worker, NULL, release_group_main, grp) != MYR_OK)
+        if (grp->size <= COLL_REMOTE_RELEASE_MAX ||
+            myr_ult_spawn_on(grp->worker, NULL, release_group_main, grp) != MYR_OK)
             release_ranks(s, grp, me, gen);
     }
     coll_group *own = &s->groups[mine];
