@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check conformance bench bench-demo bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
+.PHONY: all deps demo check conformance bench bench-demo bench-lu bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -29,6 +29,12 @@ demo: all
 # and Open MPI at -np 2, measured in one run (scripts/bench-demo, issue 19).
 bench-demo: all
 	BUILD=$(BUILD) scripts/bench-demo $(BENCH_ARGS)
+
+# The HPL-style LU (examples/lu.c: plain, look-ahead, dataflow tasks) at
+# N = 2000 and 4000 on 2, 4 and 16 ranks, beside two dgemm calls at once
+# and Open MPI's plain variant at -np 2 (scripts/bench-lu, issue 20).
+bench-lu: all
+	BUILD=$(BUILD) scripts/bench-lu $(BENCH_ARGS)
 
 # The whole test suite: normal build, ASan+UBSan build, aarch64 under qemu.
 check: deps
