@@ -186,10 +186,14 @@ int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
                       myr_coll_nb_cleanup cleanup, MPI_Request *request)
     __attribute__((warn_unused_result));
 /* myr_coll_nb_start for a collective of an intracommunicator (comm), run
- * as a round: the copied arguments start with the myr_coll_args of the
- * call (nonblocking set), checked as myr_coll_run wants them. */
-int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call,
-                           const void *args, size_t args_size,
+ * as a round, its arguments written in place: `args`, from
+ * myr_coll_nb_reserve, start with the myr_coll_args of the call
+ * (nonblocking set), checked as myr_coll_run wants them. On failure
+ * (MPI_ERR_NO_MEM) the reservation is gone and cleanup was called. */
+void *myr_coll_nb_reserve(size_t args_size);
+/* A reservation not started after all. */
+void myr_coll_nb_unreserve(void *args);
+int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call, void *args,
                            myr_coll_nb_cleanup cleanup, MPI_Request *request)
     __attribute__((warn_unused_result));
 /* MPI_Wait on the request `r` of a nonblocking collective, before it

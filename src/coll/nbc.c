@@ -55,6 +55,7 @@
 #include "core/p2p.h"
 #include "ult/core_api.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,19 +265,16 @@ static void *runner_main(void *arg)
     return NULL;
 }
 
-static int start(MPI_Comm comm, myr_rank *self, const char *call, myr_coll_nb_fn fn,
-                 const void *args, size_t args_size, myr_coll_nb_cleanup cleanup,
-                 MPI_Request *request)
+/* Queue the operation `op` (its arguments in place) and launch it if it is
+ * the rank's first on comm. */
+static int start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, const char *call,
+                    myr_coll_nb_fn fn, myr_coll_nb_cleanup cleanup, MPI_Request *request)
 {
-    struct myr_coll_nb_op *op = op_new(args_size);
-    struct myr_mpi_request *r = op ? myr_request_new(self, MYR_REQ_COLL) : NULL;
+    struct myr_mpi_request *r = myr_request_new(self, MYR_REQ_COLL);
     if (!r) {
-        if (op)
-            op_free(op);
-        if (cleanup) {
-            /* The starter's copy is the one to clean. */
-            cleanup((void *)args);
-        }
+        if (cleanup)
+            cleanup(op->args);
+        op_free(op);
         return MPI_ERR_NO_MEM;
     }
     /* Field by field: a compound literal would clear the whole header
@@ -289,8 +287,6 @@ static int start(MPI_Comm comm, myr_rank *self, const char *call, myr_coll_nb_fn
     op->cleanup = cleanup;
     op->request = r;
     atomic_init(&op->at.arrived, false);
-    if (args_size)
-        memcpy(op->args, args, args_size);
     r->ext = op;
     r->release_ext = op_release;
     myr_comm_retain(comm);
@@ -315,6 +311,37 @@ static int start(MPI_Comm comm, myr_rank *self, const char *call, myr_coll_nb_fn
     return MPI_SUCCESS;
 }
 
+static int start(MPI_Comm comm, myr_rank *self, const char *call, myr_coll_nb_fn fn,
+                 const void *args, size_t args_size, myr_coll_nb_cleanup cleanup,
+                 MPI_Request *request)
+{
+    struct myr_coll_nb_op *op = op_new(args_size);
+    if (!op) {
+        if (cleanup)
+            cleanup((void *)args);   /* the starter's copy is the one to clean */
+        return MPI_ERR_NO_MEM;
+    }
+    if (args_size)
+        memcpy(op->args, args, args_size);
+    return start_op(op, comm, self, call, fn, cleanup, request);
+}
+
+static struct myr_coll_nb_op *op_of_args(void *args)
+{
+    return (struct myr_coll_nb_op *)((char *)args - offsetof(struct myr_coll_nb_op, args));
+}
+
+void *myr_coll_nb_reserve(size_t args_size)
+{
+    struct myr_coll_nb_op *op = op_new(args_size);
+    return op ? op->args : NULL;
+}
+
+void myr_coll_nb_unreserve(void *args)
+{
+    op_free(op_of_args(args));
+}
+
 int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
                       myr_coll_nb_fn fn, const void *args, size_t args_size,
                       myr_coll_nb_cleanup cleanup, MPI_Request *request)
@@ -329,14 +356,11 @@ static int run_across_processes(MPI_Comm comm, myr_rank *self, void *args, const
     return coll_procs_run(comm, self, args, why);
 }
 
-int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call,
-                           const void *args, size_t args_size,
+int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call, void *args,
                            myr_coll_nb_cleanup cleanup, MPI_Request *request)
 {
-    if (coll_spans_processes(comm))
-        return start(comm, self, call, run_across_processes, args, args_size, cleanup,
-                     request);
-    return start(comm, self, call, NULL, args, args_size, cleanup, request);
+    return start_op(op_of_args(args), comm, self, call,
+                    coll_spans_processes(comm) ? run_across_processes : NULL, cleanup, request);
 }
 
 static bool queue_empty(void *arg)

@@ -186,18 +186,8 @@ MPI_Comm myr_comm_inter_new(MPI_Comm local, myr_rankmap *remote, unsigned ctx)
     return c;
 }
 
-void myr_comm_retain(MPI_Comm comm)
+void myr_comm_destroy(MPI_Comm comm)
 {
-    if (comm && comm->kind >= MYR_COMM_INTRA)
-        atomic_fetch_add_explicit(&comm->refs, 1, memory_order_relaxed);
-}
-
-void myr_comm_release(MPI_Comm comm)
-{
-    if (!comm || comm->kind < MYR_COMM_INTRA)
-        return;
-    if (atomic_fetch_sub_explicit(&comm->refs, 1, memory_order_acq_rel) != 1)
-        return;
     myr_topo_release(comm->topo);
     if (comm->kind == MYR_COMM_INTER) {
         myr_rankmap_release(comm->remote);

@@ -398,9 +398,21 @@ myr_comm_shared *myr_comm_shared_new_ctx(myr_rankmap *map, int refs, unsigned ct
 void myr_comm_shared_release(myr_comm_shared *sh);
 /* The handle of member `rank` of `sh` (taking one of sh's references). */
 MPI_Comm myr_comm_handle_new(myr_comm_shared *sh, int rank);
-void myr_comm_retain(MPI_Comm comm);
-/* Drop a reference to a handle (no-op on the predefined ones). */
-void myr_comm_release(MPI_Comm comm);
+/* Take / drop a reference to a handle (no-op on the predefined ones);
+ * inline: every nonblocking call takes one and its completion drops it. */
+static inline void myr_comm_retain(MPI_Comm comm)
+{
+    if (comm && comm->kind >= MYR_COMM_INTRA)
+        atomic_fetch_add_explicit(&comm->refs, 1, memory_order_relaxed);
+}
+/* What the last reference's release does. */
+void myr_comm_destroy(MPI_Comm comm);
+static inline void myr_comm_release(MPI_Comm comm)
+{
+    if (comm && comm->kind >= MYR_COMM_INTRA &&
+        atomic_fetch_sub_explicit(&comm->refs, 1, memory_order_acq_rel) == 1)
+        myr_comm_destroy(comm);
+}
 /* The ranks of comm as a rank map (a new reference; NULL map for
  * MPI_COMM_WORLD). For MPI_COMM_SELF a new map of one rank; *ok false
  * when out of memory. */

@@ -662,56 +662,70 @@ static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args
         return myr_inter_coll(call, comm, args);   /* refused there, as blocking */
     if (!inter && (err = check_args(call, comm, self, args)))
         return err;
-    nb_args c = {.a = *args, .call = call};
-    c.a.nonblocking = true;
+    /* An intracommunicator's operation is built where the engine keeps it
+     * (no second copy); an intercommunicator's is copied by the engine. */
+    nb_args on_stack, *cp = inter ? &on_stack : myr_coll_nb_reserve(sizeof *cp);
+    if (!cp)
+        return myr_mpi_error(comm, MPI_ERR_NO_MEM, call,
+                             "out of memory for a nonblocking collective");
+    /* restrict: nothing else reaches the new block, so the compiler keeps
+     * its fields in registers. Field by field: a compound literal would
+     * clear it first. */
+    nb_args *restrict const c = cp;
+    c->a = *args;
+    c->a.nonblocking = true;
+    c->arrays = NULL;
+    c->call = call;
     if (inter)
-        drop_insignificant_inter(&c.a);
+        drop_insignificant_inter(&c->a);
     else
-        drop_insignificant(&c.a, myr_comm_rank(comm, self));
+        drop_insignificant(&c->a, myr_comm_rank(comm, self));
     /* On an intercommunicator the arrays have an entry per remote rank,
      * but Reduce_scatter's counts one per local rank. */
-    int n = c.n = !inter || c.a.kind == MYR_COLL_REDUCE_SCATTER ? myr_comm_size(comm)
+    int n = c->n = !inter || c->a.kind == MYR_COLL_REDUCE_SCATTER ? myr_comm_size(comm)
                                                                : comm->remote_size;
-    if (inter && (c.a.kind == MYR_COLL_ALLTOALLV || c.a.kind == MYR_COLL_ALLTOALLW) &&
-        (!c.a.scounts || !c.a.rcounts))
+    if (inter && (c->a.kind == MYR_COLL_ALLTOALLV || c->a.kind == MYR_COLL_ALLTOALLW) &&
+        (!c->a.scounts || !c->a.rcounts))
         return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL",
-                             c.a.scounts ? "recvcounts" : "sendcounts");
-    if (inter && (err = check_inter_handles(call, comm, &c.a, n)))
+                             c->a.scounts ? "recvcounts" : "sendcounts");
+    if (inter && (err = check_inter_handles(call, comm, &c->a, n)))
         return err;
-    size_t ints = (size_t)n * ((c.a.scounts != NULL) + (c.a.sdispls != NULL) +
-                               (c.a.rcounts != NULL) + (c.a.rdispls != NULL));
-    size_t types = (size_t)n * ((c.a.stypes != NULL) + (c.a.rtypes != NULL));
+    size_t ints = (size_t)n * ((c->a.scounts != NULL) + (c->a.sdispls != NULL) +
+                               (c->a.rcounts != NULL) + (c->a.rdispls != NULL));
+    size_t types = (size_t)n * ((c->a.stypes != NULL) + (c->a.rtypes != NULL));
     if (ints + types > 0) {
         /* Types first: the stricter alignment. */
-        char *next = c.arrays = malloc(types * sizeof(MPI_Datatype) + ints * sizeof(int));
-        if (!c.arrays)
+        char *next = c->arrays = malloc(types * sizeof(MPI_Datatype) + ints * sizeof(int));
+        if (!c->arrays) {
+            if (!inter)
+                myr_coll_nb_unreserve(c);
             return myr_mpi_error(comm, MPI_ERR_NO_MEM, call,
                                  "out of memory for a nonblocking collective's arguments");
-        NB_COPY_ARRAY(c.a.stypes, next, n);
-        NB_COPY_ARRAY(c.a.rtypes, next, n);
-        NB_COPY_ARRAY(c.a.scounts, next, n);
-        NB_COPY_ARRAY(c.a.sdispls, next, n);
-        NB_COPY_ARRAY(c.a.rcounts, next, n);
-        NB_COPY_ARRAY(c.a.rdispls, next, n);
+        }
+        NB_COPY_ARRAY(c->a.stypes, next, n);
+        NB_COPY_ARRAY(c->a.rtypes, next, n);
+        NB_COPY_ARRAY(c->a.scounts, next, n);
+        NB_COPY_ARRAY(c->a.sdispls, next, n);
+        NB_COPY_ARRAY(c->a.rcounts, next, n);
+        NB_COPY_ARRAY(c->a.rdispls, next, n);
     }
     /* Nothing to hold or release (no array, only predefined types and
      * op, the usual case): no references, no cleanup call. */
-    bool plain = !c.arrays && !c.a.stypes && !c.a.rtypes &&
-                 (c.a.op == MPI_OP_NULL || c.a.op->kind != MYR_OP_USER) &&
-                 (c.a.stype == MPI_DATATYPE_NULL || c.a.stype->predefined) &&
-                 (c.a.rtype == MPI_DATATYPE_NULL || c.a.rtype->predefined) &&
-                 (c.a.type == MPI_DATATYPE_NULL || c.a.type->predefined);
+    bool plain = !c->arrays && !c->a.stypes && !c->a.rtypes &&
+                 (c->a.op == MPI_OP_NULL || c->a.op->kind != MYR_OP_USER) &&
+                 (c->a.stype == MPI_DATATYPE_NULL || c->a.stype->predefined) &&
+                 (c->a.rtype == MPI_DATATYPE_NULL || c->a.rtype->predefined) &&
+                 (c->a.type == MPI_DATATYPE_NULL || c->a.type->predefined);
     if (!plain) {
-        nb_types(&c.a, n, retain_type);
-        if (c.a.op != MPI_OP_NULL)   /* the user may free it before completion */
-            myr_op_retain(c.a.op);
+        nb_types(&c->a, n, retain_type);
+        if (c->a.op != MPI_OP_NULL)   /* the user may free it before completion */
+            myr_op_retain(c->a.op);
     }
     myr_coll_nb_cleanup cleanup = plain ? NULL : nb_cleanup;
     /* On failure the engine has already called nb_cleanup. */
-    if ((err = inter ? myr_coll_nb_start(comm, self, call, nb_run_inter, &c, sizeof c,
+    if ((err = inter ? myr_coll_nb_start(comm, self, call, nb_run_inter, c, sizeof *c,
                                          cleanup, request)
-                     : myr_coll_nb_start_coll(comm, self, call, &c, sizeof c, cleanup,
-                                              request)))
+                     : myr_coll_nb_start_coll(comm, self, call, c, cleanup, request)))
         return myr_mpi_error(comm, err, call, "out of memory for a nonblocking collective");
     return MPI_SUCCESS;
 }
