@@ -88,6 +88,9 @@ static void *ping_pong_ult(void *arg)
     CHECK(level == MPI_THREAD_MULTIPLE);
     CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     CHECK(rank == a->rank);
+    int main_thread;
+    CHECK_MPI(MPI_Is_thread_main(&main_thread));
+    CHECK(!main_thread);  /* the rank's own ULT is its main thread */
     unsigned *out = malloc(MAX_WORDS * sizeof *out), *in = malloc(MAX_WORDS * sizeof *in);
     CHECK(out && in);
     int peer = partner_of(a->rank, a->size, a->t);
@@ -149,6 +152,9 @@ static void run_ults(int nt, void *(*fn)(void *), bool own_comms)
     int provided;
     CHECK_MPI(MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
     CHECK(provided == MPI_THREAD_MULTIPLE);
+    int main_thread;
+    CHECK_MPI(MPI_Is_thread_main(&main_thread));
+    CHECK(main_thread);
     ult_arg args[MAX_T];
     myr_ult_t *ults[MAX_T];
     int rank, size;
