@@ -14,7 +14,8 @@
  *            at once: overlap % = (comp + wait - both) / min(comp, wait).
  *
  * Each lat figure is the best of --reps runs of a count calibrated to
- * take about --time-ms; ranks beyond 2 take no part. Output (rank 0):
+ * take about --time-ms, timed from a barrier taken once every thread has
+ * started (starting them is not timed); ranks beyond 2 take no part. Output (rank 0):
  * '#' lines are comments;
  *   lat T ITERS MSGS_PER_S RTT_US
  *   overlap COMP_MS WAIT_MS BOTH_MS OVERLAP_PCT
@@ -24,6 +25,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep under -std=c11 */
 #endif
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,9 +43,14 @@ static int thread_join(thread_t t)
 {
     return myr_ult_join(t, NULL);
 }
+static void thread_yield(void)
+{
+    myr_ult_yield();
+}
 #define THREAD_KIND "ULTs (myr_ult.h)"
 #else
 #include <pthread.h>
+#include <sched.h>
 typedef pthread_t thread_t;
 static int thread_start(thread_t *t, void *(*fn)(void *), void *arg)
 {
@@ -57,6 +64,10 @@ static int thread_start(thread_t *t, void *(*fn)(void *), void *arg)
 static int thread_join(thread_t t)
 {
     return pthread_join(t, NULL);
+}
+static void thread_yield(void)
+{
+    sched_yield();
 }
 #define THREAD_KIND "pthreads"
 #endif
@@ -88,15 +99,25 @@ static double now_s(void)
 
 /* ---- lat -------------------------------------------------------------- */
 
+/* Threads are started before the clock: they check in, then wait for
+ * `go` (yielding), so that starting 512 of them is not timed. */
+typedef struct start_gate {
+    atomic_int arrived, go;
+} start_gate;
+
 typedef struct pair_arg {
     int t, peer;
     long iters;
     int first;  /* sends first */
+    start_gate *gate;
 } pair_arg;
 
 static void *ping_pong(void *p)
 {
     const pair_arg *a = p;
+    atomic_fetch_add(&a->gate->arrived, 1);
+    while (!atomic_load(&a->gate->go))
+        thread_yield();
     uint64_t out = (uint64_t)a->t, in = 0;
     for (long i = 0; i < a->iters; i++) {
         if (a->first) {
@@ -121,15 +142,22 @@ static void *ping_pong(void *p)
 static double lat_run(MPI_Comm pair, int rank, int nt, long iters, pair_arg *args,
                       thread_t *th)
 {
+    start_gate gate;
+    atomic_init(&gate.arrived, 0);
+    atomic_init(&gate.go, 0);
     for (int t = 0; t < nt; t++)
-        args[t] = (pair_arg){.t = t, .peer = 1 - rank, .iters = iters, .first = rank == 0};
-    CHECK_MPI(MPI_Barrier(pair));
-    double t0 = now_s();
+        args[t] = (pair_arg){.t = t, .peer = 1 - rank, .iters = iters, .first = rank == 0,
+                             .gate = &gate};
     for (int t = 0; t < nt; t++)
         if (thread_start(&th[t], ping_pong, &args[t]) != 0) {
             fprintf(stderr, "threads_bench: cannot start thread %d\n", t);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
+    while (atomic_load(&gate.arrived) < nt)
+        thread_yield();
+    CHECK_MPI(MPI_Barrier(pair));
+    double t0 = now_s();
+    atomic_store(&gate.go, 1);
     for (int t = 0; t < nt; t++)
         thread_join(th[t]);
     return now_s() - t0;
