@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check conformance bench bench-demo bench-lu bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
+.PHONY: all deps demo check conformance bench bench-demo bench-lu bench-threads bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -35,6 +35,13 @@ bench-demo: all
 # and Open MPI's plain variant at -np 2 (scripts/bench-lu, issue 20).
 bench-lu: all
 	BUILD=$(BUILD) scripts/bench-lu $(BENCH_ARGS)
+
+# Blocking MPI from many threads of a rank (bench/threads.c, seed 001):
+# concurrent ping-pong of T = 1 ... 512 ULTs per rank and compute/wait
+# overlap, beside Myriad with polling waiters (MYR_WAIT_POLICY=yield), Open
+# MPI and MPICH with pthreads (scripts/bench-threads, issue 20; ~1-2 min).
+bench-threads: all
+	BUILD=$(BUILD) scripts/bench-threads $(BENCH_ARGS)
 
 # The whole test suite: normal build, ASan+UBSan build, aarch64 under qemu.
 check: deps

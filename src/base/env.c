@@ -151,6 +151,15 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "free is issued by its own thread, so that a blocking exchange "
         "between processes pays no hand-off to the comm thread; `0`: the comm "
         "thread alone does (for comparison)."},
+    [MYR_ENV_WAIT_POLICY] = {
+        "MYR_WAIT_POLICY", "suspend",
+        "What a ULT waiting in point-to-point (MPI_Send, MPI_Recv, the "
+        "MPI_Wait and MPI_Probe families) does once its spin (MYR_SPIN_US) "
+        "is over. `suspend`: it leaves the ready queue and whoever completes "
+        "what it waits for makes it ready again; `yield`: it stays ready and "
+        "yields in a loop, re-checking at each turn (seed 001's alternative, "
+        "kept for `scripts/bench-threads` to compare the two). Collectives "
+        "always suspend."},
 };
 
 const char *myr_env_get(myr_env_id id)

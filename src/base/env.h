@@ -34,6 +34,7 @@ typedef enum myr_env_id {
     MYR_ENV_WIREUP_TIMEOUT,
     MYR_ENV_MPIEXEC_PMIX,
     MYR_ENV_NET_IDLE_DRIVE,
+    MYR_ENV_WAIT_POLICY,
     MYR_ENV_COUNT_
 } myr_env_id;
 

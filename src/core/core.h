@@ -659,5 +659,8 @@ void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg, const myr_wait
  * read-modify-write before this call: the notifier skips everything when no
  * ULT of r is waiting, which is only race-free with that ordering. */
 void myr_wait_notify(myr_rank *r);
+/* MYR_WAIT_POLICY=yield (set by myr_job_create): waiters stay ready and
+ * yield in a loop instead of suspending (for the benchmark only). */
+extern bool myr_wait_yields;
 
 #endif

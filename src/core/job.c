@@ -9,6 +9,19 @@
 
 myr_job myr_the_job;
 int myr_job_pack_max = 2;
+bool myr_wait_yields;
+
+/* MYR_WAIT_POLICY (base/env.c). */
+static bool wait_yields_from_env(void)
+{
+    const char *v = myr_env_get(MYR_ENV_WAIT_POLICY);
+    if (!v || strcmp(v, "suspend") == 0)
+        return false;
+    if (strcmp(v, "yield") == 0)
+        return true;
+    fprintf(stderr, "myriad: MYR_WAIT_POLICY=%s is not `suspend` or `yield`; using suspend\n", v);
+    return false;
+}
 
 /* MYR_PLACE (base/env.c). */
 static int pack_max_from_env(void)
@@ -37,6 +50,7 @@ int myr_job_create(int size, int first, int nranks)
         ranks[i].self_local.errhandler = MPI_ERRORS_ARE_FATAL;
     }
     myr_job_pack_max = pack_max_from_env();
+    myr_wait_yields = wait_yields_from_env();
     myr_the_job.size = size;
     myr_the_job.first = first;
     myr_the_job.local = nranks;

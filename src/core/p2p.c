@@ -129,6 +129,16 @@ static bool request_done_cb(void *arg)
  * COMPLETE steps (it resumed us already) we only yield. */
 static void wait_claimed(struct myr_mpi_request *r)
 {
+    if (__builtin_expect(myr_wait_yields, 0)) {
+        /* Polling: withdraw the registration so the completer resumes
+         * nobody; if it has claimed us already, its resume only leaves a
+         * pending one behind (waits tolerate those). */
+        myr_ult_t *me = myr_ult_self_internal();
+        atomic_compare_exchange_strong(&r->waiter, &me, NULL);
+        while (!myr_request_done(r))
+            myr_ult_yield_waiting_internal();
+        return;
+    }
     while (!myr_request_done(r)) {
         if (atomic_load_explicit(&r->waiter, memory_order_acquire) == MYR_WAITER_CLAIMED)
             myr_ult_yield_internal();

@@ -26,6 +26,10 @@
  * everything when it reads 0 (the usual case: a send completing while its
  * rank computes). Both are sequentially consistent: a notifier that reads 0
  * published before the waiter's increment, so the evaluation sees it.
+ *
+ * MYR_WAIT_POLICY=yield replaces the registration and suspend by a yield:
+ * the waiter stays ready and polls (the policy seed 001 argues against,
+ * kept so that bench/threads.c can measure both).
  */
 #include "core/core.h"
 #include "ult/core_api.h"
@@ -83,6 +87,10 @@ void myr_wait_until(myr_rank *r, bool (*done)(void *), void *arg, const myr_wait
          * sleeper to resume), and the condition is evaluated again. */
         if (myr_ult_spin_while_idle_unchanged(&c->gen, gen))
             continue;
+        if (__builtin_expect(myr_wait_yields, 0)) {
+            myr_ult_yield_waiting_internal();
+            continue;
+        }
         myr_spin_lock(&c->lock);
         me.next = c->sleepers;
         c->sleepers = &me;

@@ -26,6 +26,9 @@
 MYR_ULT_HIDDEN int myr_ult_resume_slow(myr_ult_t *ult);
 MYR_ULT_HIDDEN int myr_ult_suspend_internal(void);
 MYR_ULT_HIDDEN void myr_ult_yield_internal(void);
+/* A yield in place of a suspend (a waiter that polls): the idle hooks'
+ * `blocked` runs first, as at a suspend, since the ULT stops watching. */
+MYR_ULT_HIDDEN void myr_ult_yield_waiting_internal(void);
 
 /* The usual case inline: `ult` is suspended, our CAS makes it runnable and
  * we queue it (sched.c: SUSPENDED -> RUNNABLE); anything else is the full

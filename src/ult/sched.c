@@ -762,6 +762,15 @@ void myr_ult_yield_internal(void)
 }
 void myr_ult_yield(void) __attribute__((alias("myr_ult_yield_internal")));
 
+void myr_ult_yield_waiting_internal(void)
+{
+    const myr_ult_idle_hooks *hooks =
+        atomic_load_explicit(&myr_rt.idle_hooks, memory_order_relaxed);
+    if (__builtin_expect(hooks != NULL, 0))
+        hooks->blocked();
+    myr_ult_yield_internal();
+}
+
 static void cb_suspend(void *arg)
 {
     myr_ult *u = arg;
