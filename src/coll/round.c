@@ -454,6 +454,14 @@ static void *release_group_main(void *arg)
     return NULL;
 }
 
+/* The completer's own operation, claimed by nb_trees, once its group is
+ * woken: off the group's open count, and finished as a joined rank's is. */
+static void finish_claimed(coll_state *s, coll_group *own, int me, void *own_op)
+{
+    atomic_fetch_sub_explicit(&own->nb_open, 1, memory_order_relaxed);
+    coll_nb_finish_own(own_op, s, me);
+}
+
 /* The completer of a round in which some rank did not wait for it (a
  * nonblocking collective), or that failed: it wakes every blocking rank
  * and does every nonblocking rank's part itself (a rank that computes
@@ -465,7 +473,9 @@ static void *release_group_main(void *arg)
  * The ranks of the other groups are released by a ULT on their own
  * worker each: their operations, requests, queues and buffers are that
  * worker's lines, which the completer paid a transfer each for, one rank
- * after another (Ibarrier+Wait was 8x Barrier at 64 ranks). */
+ * after another (Ibarrier+Wait was 8x Barrier at 64 ranks); but a group of
+ * at most COLL_REMOTE_RELEASE_MAX ranks is released from here, and a group
+ * whose ranks all joined the round (grp->tree) is woken by its leader. */
 static void release_flat(coll_state *s, int me, unsigned gen, void *own_op)
 {
     int n = s->size;
@@ -497,8 +507,7 @@ static void release_flat(coll_state *s, int me, unsigned gen, void *own_op)
         return;
     }
     wake_group(s, own, me, gen);
-    atomic_fetch_sub_explicit(&own->nb_open, 1, memory_order_relaxed);
-    coll_nb_finish_own(own_op, s, me);
+    finish_claimed(s, own, me, own_op);
 }
 
 /* The completer's own operation, claimed for itself (another ULT of the
@@ -566,10 +575,8 @@ static void round_release(coll_state *s, int me, const coll_slot *mine, unsigned
         if (h != g)
             wake(s, atomic_load_explicit(&s->groups[h].leader, memory_order_relaxed), gen);
     wake_group(s, &s->groups[g], me, gen);
-    if (mine && mine->nonblocking) {   /* claimed by nb_trees */
-        atomic_fetch_sub_explicit(&s->groups[g].nb_open, 1, memory_order_relaxed);
-        coll_nb_finish_own(own_op, s, me);
-    }
+    if (mine && mine->nonblocking)   /* claimed by nb_trees */
+        finish_claimed(s, &s->groups[g], me, own_op);
 }
 
 /* A waiting rank's wait for its wake-up from round `gen` (see round_body):

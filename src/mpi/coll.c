@@ -664,14 +664,14 @@ static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args
         return err;
     /* An intracommunicator's operation is built where the engine keeps it
      * (no second copy); an intercommunicator's is copied by the engine. */
-    nb_args on_stack, *cp = inter ? &on_stack : myr_coll_nb_reserve(sizeof *cp);
-    if (!cp)
-        return myr_mpi_error(comm, MPI_ERR_NO_MEM, call,
-                             "out of memory for a nonblocking collective");
     /* restrict: nothing else reaches the new block, so the compiler keeps
      * its fields in registers. Field by field: a compound literal would
      * clear it first. */
-    nb_args *restrict const c = cp;
+    nb_args on_stack;
+    nb_args *restrict const c = inter ? &on_stack : myr_coll_nb_reserve(sizeof *c);
+    if (!c)
+        return myr_mpi_error(comm, MPI_ERR_NO_MEM, call,
+                             "out of memory for a nonblocking collective");
     c->a = *args;
     c->a.nonblocking = true;
     c->arrays = NULL;
