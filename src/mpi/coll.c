@@ -739,6 +739,48 @@ static int coll_start(MPI_Comm comm, const myr_coll_args *a, bool nb, MPI_Reques
 
 /* ---- the entry points: MPI_X and MPI_IX share one function -------------------------- */
 
+/* ---- a rank alone in its communicator ------------------------------------------
+ *
+ * A singleton job, MPI_COMM_SELF, a split that left one rank: applications
+ * call Barrier, Bcast and the reductions there in their inner loops (a CG
+ * solver's dot products on one rank). Such a call has nothing to wait
+ * for and nothing to move but a local copy, and Open MPI's whole call
+ * costs ~40 instructions; the general path (entry, checks by family,
+ * coll/'s dispatch, its frames) cost 90-310. These predicates accept the
+ * usual arguments of such a call; anything else (an error to report,
+ * MPI_IN_PLACE, a derived type, a nonblocking collective still pending on
+ * comm) takes the general path, which reports or runs it. A one-rank
+ * communicator never spans processes. */
+
+/* The calling rank, alone in comm, may return at once; NULL: use the
+ * general path. Records the call as myr_mpi_enter does. */
+static inline myr_rank *alone_in(MPI_Comm comm, const char *call)
+{
+    myr_rank *self = myr_rank_self();
+    if (!__builtin_expect(self && self->init_state == 1 && myr_comm_valid(comm), 1) ||
+        comm->kind == MYR_COMM_INTER || myr_comm_size(comm) != 1 ||
+        atomic_load_explicit(&myr_comm_local_of(comm, self)->nb.pending,
+                             memory_order_relaxed) != 0)
+        return NULL;
+    atomic_store_explicit(&self->last_call, call, memory_order_relaxed);
+    return self;
+}
+
+/* A reduction's result on one rank is its send buffer (MPI applies no op
+ * to a single contribution): copied when the usual arguments are right
+ * and the type is contiguous. False: nothing was done. */
+static inline bool reduce_alone(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+                                MPI_Op op)
+{
+    if (!side_ok(sbuf, count, type) || !type->contig || !data_ok(rbuf, count, type) ||
+        sbuf == rbuf || !myr_op_valid(op) || !myr_op_defined_for(op, type))
+        return false;
+    if (count > 0)
+        memcpy(rbuf, sbuf, (size_t)count * type->size);
+    return true;
+}
+
+
 static int barrier(bool nb, MPI_Comm comm, MPI_Request *request)
 {
     static const myr_coll_args a = {.kind = MYR_COLL_BARRIER};
@@ -746,6 +788,8 @@ static int barrier(bool nb, MPI_Comm comm, MPI_Request *request)
 }
 int PMPI_Barrier(MPI_Comm comm)
 {
+    if (alone_in(comm, "MPI_Barrier"))
+        return MPI_SUCCESS;
     return coll_call("MPI_Barrier", comm, NULL);
 }
 int MPI_Barrier(MPI_Comm comm) MYR_PMPI(Barrier);
@@ -764,6 +808,8 @@ static int bcast(bool nb, void *buffer, int count, MPI_Datatype datatype, int ro
 }
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    if (alone_in(comm, "MPI_Bcast") && root == 0 && side_ok(buffer, count, datatype))
+        return MPI_SUCCESS;
     return bcast(false, buffer, count, datatype, root, comm, NULL);
 }
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
@@ -1055,6 +1101,9 @@ static int reduce(bool nb, const void *sendbuf, void *recvbuf, int count, MPI_Da
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
+    if (alone_in(comm, "MPI_Reduce") && root == 0 &&
+        reduce_alone(sendbuf, recvbuf, count, datatype, op))
+        return MPI_SUCCESS;
     return reduce(false, sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
 }
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -1077,6 +1126,8 @@ static int allreduce(bool nb, const void *sendbuf, void *recvbuf, int count,
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm)
 {
+    if (alone_in(comm, "MPI_Allreduce") && reduce_alone(sendbuf, recvbuf, count, datatype, op))
+        return MPI_SUCCESS;
     return allreduce(false, sendbuf, recvbuf, count, datatype, op, comm, NULL);
 }
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,

@@ -437,6 +437,68 @@ static void bad_arguments_return_errors(int rank)
     CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* A call of a rank alone in its communicator returns without a round
+ * when its arguments are the usual ones (mpi/coll.c, alone_in): what it
+ * must still do. Wrong arguments give their error classes on every
+ * one-rank communicator, a nonblocking collective pending on it is
+ * finished first (the order of the rank's collectives), and a reduction
+ * whose arguments the short path declines (MPI_IN_PLACE, a derived type,
+ * a user op) gives the same result as one it takes. */
+static void one_rank_calls_check_and_keep_order(int rank)
+{
+    MPI_Comm split;
+    CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &split));
+    MPI_Comm comms[3] = {MPI_COMM_SELF, split, size == 1 ? MPI_COMM_WORLD : split};
+    MPI_Datatype loose;
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &loose));   /* never committed */
+    for (int k = 0; k < 3; k++) {
+        MPI_Comm c = comms[k];
+        CHECK_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+        int v[4] = {rank, 1, 2, 3}, w[4] = {-1, -1, -1, -1};
+        double d = 1.5, e = 0;
+        expect_class(rank, MPI_Bcast(v, 1, MPI_INT, 1, c), MPI_ERR_ROOT);
+        expect_class(rank, MPI_Bcast(v, 1, loose, 0, c), MPI_ERR_TYPE);
+        expect_class(rank, MPI_Bcast(NULL, 2, MPI_INT, 0, c), MPI_ERR_BUFFER);
+        expect_class(rank, MPI_Reduce(v, w, 1, MPI_INT, MPI_SUM, 1, c), MPI_ERR_ROOT);
+        expect_class(rank, MPI_Reduce(v, w, -1, MPI_INT, MPI_SUM, 0, c), MPI_ERR_COUNT);
+        expect_class(rank, MPI_Allreduce(&d, &e, 1, MPI_DOUBLE, MPI_BAND, c), MPI_ERR_OP);
+        expect_class(rank, MPI_Allreduce(v, v, 4, MPI_INT, MPI_SUM, c), MPI_ERR_BUFFER);
+        expect_class(rank, MPI_Allreduce(v, w, 1, loose, MPI_SUM, c), MPI_ERR_TYPE);
+        expect_class(rank, MPI_Allreduce(v, w, 1, MPI_INT, MPI_OP_NULL, c), MPI_ERR_OP);
+        CHECK(w[0] == -1 && e == 0);   /* nothing written by a failed call */
+
+        /* Taken and declined short paths agree. */
+        CHECK_OK(MPI_Allreduce(v, w, 4, MPI_INT, MPI_MAX, c));
+        CHECK(w[0] == rank && w[1] == 1 && w[2] == 2 && w[3] == 3);
+        CHECK_OK(MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_INT, MPI_SUM, c));
+        CHECK(v[0] == rank && v[3] == 3);
+        MPI_Datatype pair;
+        CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &pair));
+        CHECK_OK(MPI_Type_commit(&pair));
+        w[0] = w[1] = w[2] = w[3] = -1;
+        CHECK_OK(MPI_Reduce(v, w, 2, pair, MPI_SUM, 0, c));
+        CHECK(w[0] == rank && w[1] == 1 && w[2] == 2 && w[3] == 3);
+        CHECK_OK(MPI_Type_free(&pair));
+
+        /* A nonblocking collective started before the blocking ones
+         * completes first, with its own payload. */
+        int early = 100 + rank, late = 200 + rank, sum = -1;
+        MPI_Request r[2];
+        CHECK_OK(MPI_Ibcast(&early, 1, MPI_INT, 0, c, &r[0]));
+        CHECK_OK(MPI_Iallreduce(&late, &sum, 1, MPI_INT, MPI_SUM, c, &r[1]));
+        CHECK_OK(MPI_Barrier(c));
+        CHECK_OK(MPI_Bcast(&d, 1, MPI_DOUBLE, 0, c));
+        CHECK_OK(MPI_Allreduce(&d, &e, 1, MPI_DOUBLE, MPI_SUM, c));
+        CHECK(e == 1.5);
+        CHECK_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        CHECK(early == 100 + rank && sum == 200 + rank);
+        CHECK_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_ARE_FATAL));
+    }
+    CHECK_OK(MPI_Type_free(&loose));
+    CHECK_OK(MPI_Comm_free(&split));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 /* What only the ranks together can see: each rank gets the error. */
 static void mismatches_are_reported_to_every_rank(int rank)
 {
@@ -514,6 +576,7 @@ static const coll_case cases[] = {
     {"comm_self_is_each_rank_alone", comm_self_is_each_rank_alone},
     {"one_rank_groups_interleaved_with_world", one_rank_groups_interleaved_with_world},
     {"bad_arguments_return_errors", bad_arguments_return_errors},
+    {"one_rank_calls_check_and_keep_order", one_rank_calls_check_and_keep_order},
     {"mismatches_are_reported_to_every_rank", mismatches_are_reported_to_every_rank},
     {"bad_root_is_fatal", bad_root_is_fatal},
     {"bad_op_is_fatal", bad_op_is_fatal},
