@@ -1039,12 +1039,14 @@ static void alltoallw_flat(myr_rank *self, call *c, const myr_coll_args *a)
         no_memory(c);
         return;
     }
+    /* A block of 0 elements may name any type in Alltoallw, even
+     * MPI_DATATYPE_NULL: it moves as 0 bytes. */
     for (int i = 0; i < n; i++) {
         MPI_Datatype t = w ? a->rtypes[i] : a->rtype;
         int cnt = a->rcounts ? a->rcounts[i] : a->rcount;
         void *dst = w ? (char *)a->rbuf + a->rdispls[i]
                       : at(a->rbuf, t, a->rdispls ? a->rdispls[i] : (long)i * a->rcount);
-        reqs[i] = lib_irecv(self, c, dst, cnt, t, i, TAG_ALLTOALL);
+        reqs[i] = lib_irecv(self, c, dst, cnt, cnt ? t : MPI_BYTE, i, TAG_ALLTOALL);
     }
     for (int k = 0; k < n; k++) {
         int i = (me + k) % n;
@@ -1052,7 +1054,7 @@ static void alltoallw_flat(myr_rank *self, call *c, const myr_coll_args *a)
         int cnt = scounts ? scounts[i] : (in_place ? a->rcount : a->scount);
         const void *src = w ? (const char *)sbuf + sdispls[i]
                             : at(sbuf, t, sdispls ? sdispls[i] : (long)i * cnt);
-        lib_send(self, c, src, cnt, t, i, TAG_ALLTOALL);
+        lib_send(self, c, src, cnt, cnt ? t : MPI_BYTE, i, TAG_ALLTOALL);
     }
     for (int i = 0; i < n; i++)
         lib_wait(self, c, reqs[i]);
@@ -1523,6 +1525,338 @@ static void alltoall_hier(myr_rank *self, call *c, const myr_coll_args *a)
     scratch_put(xch);
 }
 
+/* Alltoallv and Alltoallw of an ordered communicator. Unlike Alltoall,
+ * no rank can tell from its own arguments how much the others move, so
+ * the choice between the hierarchy and pairwise messages is agreed:
+ *   1. each member gives its leader the bytes it sends to and receives
+ *      from every rank of the other processes (a local gather);
+ *   2. the leaders agree (an allreduce) whether every pair of processes
+ *      moves at most ALLTOALLV_HIER_MAX_PAIR bytes each way and every
+ *      process at most ALLTOALLV_HIER_MAX_OUT in all, each way, and tell their
+ *      members (a local broadcast, which carries any error too);
+ *   3. if so: the process's own blocks move in shared memory (its local
+ *      Alltoallv/w), each member packs its remote blocks in comm order
+ *      into one row gathered at the leader, the leaders exchange one
+ *      message per pair of processes, and each member's row of arrivals
+ *      is scattered back and unpacked. Else: pairwise (alltoallw_flat).
+ * Small exchanges then cost O - 1 messages per process instead of one per
+ * pair of ranks; large ones keep their single transfer. At most
+ * ALLTOALLV_HIER_MAX_RANKS ranks (known to all): the leader's table of
+ * sizes grows with the square of the size. */
+enum {
+    ALLTOALLV_HIER_MAX_RANKS = 1024,
+    ALLTOALLV_HIER_MAX_PAIR = 1 << 20,
+    ALLTOALLV_HIER_MAX_OUT = 64 << 20,
+};
+
+/* One block of a v/w layout: its place and its bytes. For Alltoallw the
+ * displacements are in bytes, for Alltoallv in the type's extents. */
+typedef struct vw_side {
+    const void *buf;
+    const int *counts, *displs;
+    MPI_Datatype type;
+    const MPI_Datatype *types;   /* Alltoallw */
+} vw_side;
+
+static MPI_Datatype vw_type(const vw_side *v, int i)
+{
+    return v->types ? v->types[i] : v->type;
+}
+
+static void *vw_at(const vw_side *v, int i)
+{
+    return v->types ? (char *)v->buf + v->displs[i] : at(v->buf, v->type, v->displs[i]);
+}
+
+static long long vw_bytes(const vw_side *v, int i)
+{
+    return v->counts[i] > 0 ? (long long)v->counts[i] * vw_type(v, i)->size : 0;
+}
+
+/* A block's bytes as the leader's table holds them: anything above the
+ * pair limit is as good as the limit plus one (it rules the hierarchy
+ * out), and fits an int. */
+static int vw_clamped(long long bytes)
+{
+    return bytes > ALLTOALLV_HIER_MAX_PAIR ? ALLTOALLV_HIER_MAX_PAIR + 1 : (int)bytes;
+}
+
+/* The leader's decision from the table (rows of 2 nr ints per member:
+ * bytes to each remote rank, then from each, remote ranks in comm order). */
+static int vw_small_enough(const call *c, const int *table)
+{
+    const coll_span *sp = c->sp;
+    int nl = sp->nlocal, nr = sp->size - nl, p = sp->my_proc;
+    long long all_out = 0, all_in = 0;
+    for (int q = 0, r0 = 0; q < sp->nprocs; q++) {
+        if (q == p)
+            continue;
+        long long out = 0, in = 0;
+        for (int m = 0; m < nl; m++)
+            for (int j = r0; j < r0 + sp->proc_count[q]; j++) {
+                out += table[(size_t)m * 2 * nr + j];
+                in += table[(size_t)m * 2 * nr + nr + j];
+            }
+        if (out > ALLTOALLV_HIER_MAX_PAIR || in > ALLTOALLV_HIER_MAX_PAIR)
+            return 0;
+        all_out += out;
+        all_in += in;
+        r0 += sp->proc_count[q];
+    }
+    return all_out <= ALLTOALLV_HIER_MAX_OUT && all_in <= ALLTOALLV_HIER_MAX_OUT;
+}
+
+/* Step 3's leader part. `table` as above; `rows` holds each member's
+ * packed remote blocks (member m's row at soff[m]), `mix` gets each
+ * member's arrivals (its row at roff[m]), both in comm order of the
+ * remote ranks. To process q goes [my member m][q's member j], from it
+ * comes [q's member j][my member m]. NULL rows or mix (out of memory,
+ * noted): the messages go without data. */
+static void alltoallv_leaders(myr_rank *self, call *c, const int *table, const char *rows,
+                              const int *soff, char *mix, const int *roff)
+{
+    const coll_span *sp = c->sp;
+    int np = sp->nprocs, p = sp->my_proc, nl = sp->nlocal, nr = sp->size - nl;
+    lib_request **reqs = calloc((size_t)np, sizeof *reqs);
+    char **out = calloc((size_t)np, sizeof *out), **in = calloc((size_t)np, sizeof *in);
+    int *obytes = calloc((size_t)np, sizeof *obytes), *ibytes = calloc((size_t)np, sizeof *ibytes);
+    int *first = calloc((size_t)np, sizeof *first);   /* q's first column */
+    int *cur = malloc((size_t)nl * sizeof *cur);      /* a member's place in its row */
+    if (!reqs || !out || !in || !obytes || !ibytes || !first || !cur) {
+        free(reqs);
+        free(out);
+        free(in);
+        free(obytes);
+        free(ibytes);
+        free(first);
+        free(cur);
+        /* Still one message each way per pair, carrying the error. */
+        no_memory(c);
+        for (int k = 1; k < np; k++)
+            lib_send(self, c, NULL, 0, MPI_BYTE, sp->leader[(p + k) % np], TAG_ALLTOALL);
+        for (int k = 1; k < np; k++)
+            lib_recv(self, c, NULL, 0, MPI_BYTE, sp->leader[(p - k + np) % np], TAG_ALLTOALL);
+        return;
+    }
+    for (int q = 0, col = 0; q < np; q++) {
+        if (q == p)
+            continue;
+        first[q] = col;
+        for (int m = 0; m < nl; m++)
+            for (int j = col; j < col + sp->proc_count[q]; j++) {
+                obytes[q] += table[(size_t)m * 2 * nr + j];
+                ibytes[q] += table[(size_t)m * 2 * nr + nr + j];
+            }
+        col += sp->proc_count[q];
+        if (rows && mix) {
+            out[q] = scratch_get((size_t)obytes[q] + 1);
+            in[q] = scratch_get((size_t)ibytes[q] + 1);
+            if (!out[q] || !in[q])
+                no_memory(c);
+        }
+    }
+    /* Pack: q in comm order walks each member's row once. */
+    for (int m = 0; m < nl; m++)
+        cur[m] = soff[m];
+    for (int q = 0; q < np; q++) {
+        if (q == p || !out[q])
+            continue;
+        for (int m = 0, o = 0; m < nl; m++) {
+            int len = 0;
+            for (int j = first[q]; j < first[q] + sp->proc_count[q]; j++)
+                len += table[(size_t)m * 2 * nr + j];
+            memcpy(out[q] + o, rows + cur[m], (size_t)len);
+            cur[m] += len;
+            o += len;
+        }
+    }
+    for (int q = 0; q < np; q++)
+        if (q != p)
+            reqs[q] = lib_irecv(self, c, in[q], in[q] ? ibytes[q] : 0, MPI_BYTE, sp->leader[q],
+                                TAG_ALLTOALL);
+    for (int k = 1; k < np; k++) {
+        int q = (p + k) % np;
+        bool data = out[q] && in[q];
+        lib_send(self, c, data ? out[q] : NULL, data ? obytes[q] : 0, MPI_BYTE, sp->leader[q],
+                 TAG_ALLTOALL);
+    }
+    for (int q = 0; q < np; q++)
+        lib_wait(self, c, reqs[q]);
+    /* Unpack into each member's row, again in comm order. */
+    for (int m = 0; m < nl; m++)
+        cur[m] = roff[m];
+    for (int q = 0; c->err == MPI_SUCCESS && q < np; q++) {
+        if (q == p)
+            continue;
+        for (int j = first[q], o = 0; j < first[q] + sp->proc_count[q]; j++)
+            for (int m = 0; m < nl; m++) {
+                int len = table[(size_t)m * 2 * nr + nr + j];
+                memcpy(mix + cur[m], in[q] + o, (size_t)len);
+                cur[m] += len;
+                o += len;
+            }
+    }
+    for (int q = 0; q < np; q++) {
+        scratch_put(out[q]);
+        scratch_put(in[q]);
+    }
+    free(reqs);
+    free(out);
+    free(in);
+    free(obytes);
+    free(ibytes);
+    free(first);
+    free(cur);
+}
+
+/* False: not taken (the caller runs alltoallw_flat); every rank of the
+ * communicator answers alike. */
+static bool alltoallv_hier(myr_rank *self, call *c, const myr_coll_args *a)
+{
+    const coll_span *sp = c->sp;
+    if (a->kind == MYR_COLL_ALLTOALL || !sp->ordered || sp->size > ALLTOALLV_HIER_MAX_RANKS)
+        return false;
+    int n = sp->size, nl = sp->nlocal, nr = n - nl, base = sp->leader[sp->my_proc];
+    int after = base + nl;
+    bool w = a->kind == MYR_COLL_ALLTOALLW, in_place = a->sbuf == MPI_IN_PLACE;
+    bool leader = is_leader(c);
+    vw_side rs = {.buf = a->rbuf, .counts = a->rcounts, .displs = a->rdispls,
+                  .type = a->rtype, .types = w ? a->rtypes : NULL};
+    /* In place, a rank sends what its receive layout holds. */
+    vw_side ss = in_place ? rs
+                          : (vw_side){.buf = a->sbuf, .counts = a->scounts, .displs = a->sdispls,
+                                      .type = a->stype, .types = w ? a->stypes : NULL};
+
+    /* 1. Sizes to the leader; remote rank j's column: j, or j - nl past this process. */
+    int *mine = malloc((size_t)(2 * nr + 1) * sizeof *mine);
+    int *table = leader ? scratch_get((size_t)nl * 2 * nr * sizeof *table + 1) : NULL;
+    if (!mine || (leader && !table))
+        no_memory(c);
+    long long sbytes = 0, rbytes = 0;
+    for (int j = 0; j < n; j++) {
+        if (j >= base && j < after)
+            continue;
+        int col = j < base ? j : j - nl;
+        long long sb = vw_bytes(&ss, j), rb = vw_bytes(&rs, j);
+        sbytes += sb;
+        rbytes += rb;
+        if (mine) {
+            mine[col] = vw_clamped(sb);
+            mine[nr + col] = vw_clamped(rb);
+        }
+    }
+    myr_coll_args g = {.kind = MYR_COLL_GATHER, .sbuf = mine, .scount = mine ? 2 * nr : 0,
+                       .stype = MPI_INT, .rbuf = table, .rcount = table ? 2 * nr : 0,
+                       .rtype = MPI_INT};
+    local(self, c, g);
+
+    /* 2. The agreement. */
+    int small = leader && c->err == MPI_SUCCESS ? vw_small_enough(c, table) : 0;
+    if (leader)
+        leaders_allreduce(self, c, &small, 1, MPI_INT, MPI_MIN);
+    myr_coll_args b = {.kind = MYR_COLL_BCAST, .rbuf = &small, .count = 1, .type = MPI_INT};
+    local(self, c, b);
+    if (c->err != MPI_SUCCESS || !small) {
+        /* Every rank got the same answer, or the same carried error (the
+         * leaders' exchange and the broadcast carry it): the pairwise
+         * messages then carry it on, without data. */
+        free(mine);
+        scratch_put(table);
+        return false;
+    }
+
+    /* 3. This process's blocks, in shared memory. */
+    myr_coll_args l = {.kind = a->kind,
+                       .sbuf = in_place ? MPI_IN_PLACE : a->sbuf,
+                       .scounts = in_place ? NULL : a->scounts + base,
+                       .sdispls = in_place ? NULL : a->sdispls + base,
+                       .stype = a->stype, .stypes = w && !in_place ? a->stypes + base : NULL,
+                       .rbuf = a->rbuf, .rcounts = a->rcounts + base,
+                       .rdispls = a->rdispls + base, .rtype = a->rtype,
+                       .rtypes = w ? a->rtypes + base : NULL};
+    /* The remote blocks packed first: in place, the local exchange
+     * rewrites only this process's blocks, but packing before it keeps
+     * the order obvious. (The sums fit an int: at most MAX_OUT.) */
+    char *row = scratch_get((size_t)sbytes + 1), *got = scratch_get((size_t)rbytes + 1);
+    if (!row || !got)
+        no_memory(c);
+    for (int j = 0, o = 0; row && j < n; j++) {
+        if (j >= base && j < after)
+            continue;
+        if (vw_bytes(&ss, j) == 0)
+            continue;   /* (Alltoallw: the type of an empty block may be anything) */
+        move(row + o, MPI_BYTE, vw_at(&ss, j), ss.counts[j], vw_type(&ss, j));
+        o += (int)vw_bytes(&ss, j);
+    }
+    local(self, c, l);
+
+    /* Rows to the leader, the exchange, rows back. */
+    int *scounts = NULL, *soff = NULL, *rcounts = NULL, *roff = NULL;
+    char *rows = NULL, *mix = NULL;
+    if (leader && table) {
+        scounts = malloc((size_t)nl * sizeof *scounts);
+        soff = malloc((size_t)nl * sizeof *soff);
+        rcounts = malloc((size_t)nl * sizeof *rcounts);
+        roff = malloc((size_t)nl * sizeof *roff);
+        long long st = 0, rt = 0;
+        for (int m = 0; scounts && soff && rcounts && roff && m < nl; m++) {
+            long long sm = 0, rm = 0;
+            for (int j = 0; j < nr; j++) {
+                sm += table[(size_t)m * 2 * nr + j];
+                rm += table[(size_t)m * 2 * nr + nr + j];
+            }
+            scounts[m] = (int)sm;
+            soff[m] = (int)st;
+            rcounts[m] = (int)rm;
+            roff[m] = (int)rt;
+            st += sm;
+            rt += rm;
+        }
+        rows = scratch_get((size_t)st + 1);
+        mix = scratch_get((size_t)rt + 1);
+        if (!scounts || !soff || !rcounts || !roff || !rows || !mix)
+            no_memory(c);
+    }
+    bool room = !leader || (scounts && soff && rcounts && roff && rows && mix);
+    myr_coll_args gv = {.kind = MYR_COLL_GATHERV, .sbuf = row, .scount = row ? (int)sbytes : 0,
+                        .stype = MPI_BYTE, .rbuf = rows, .rcounts = room ? scounts : NULL,
+                        .rdispls = room ? soff : NULL, .rtype = MPI_BYTE};
+    if (room)
+        local(self, c, gv);
+    else
+        local(self, c, (myr_coll_args){.kind = MYR_COLL_BARRIER});   /* carries the error */
+    if (leader)
+        alltoallv_leaders(self, c, table, room ? rows : NULL, soff, room ? mix : NULL, roff);
+    /* The leader's error reaches its members through the scatter. */
+    myr_coll_args sv = {.kind = MYR_COLL_SCATTERV, .sbuf = mix,
+                        .scounts = room ? rcounts : NULL, .sdispls = room ? roff : NULL,
+                        .stype = MPI_BYTE, .rbuf = got, .rcount = got ? (int)rbytes : 0,
+                        .rtype = MPI_BYTE};
+    if (room)
+        local(self, c, sv);
+    else
+        local(self, c, (myr_coll_args){.kind = MYR_COLL_BARRIER});
+    for (int j = 0, o = 0; c->err == MPI_SUCCESS && got && j < n; j++) {
+        if (j >= base && j < after)
+            continue;
+        int len = (int)vw_bytes(&rs, j);
+        if (len)
+            move(vw_at(&rs, j), vw_type(&rs, j), got + o, len, MPI_BYTE);
+        o += len;
+    }
+    free(mine);
+    free(scounts);
+    free(soff);
+    free(rcounts);
+    free(roff);
+    scratch_put(table);
+    scratch_put(row);
+    scratch_put(got);
+    scratch_put(rows);
+    scratch_put(mix);
+    return true;
+}
+
 /* Reduce the whole vector to rank 0, then scatter its blocks. */
 static void reduce_scatter(myr_rank *self, call *c, const myr_coll_args *a)
 {
@@ -1602,7 +1936,7 @@ int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const 
     case MYR_COLL_ALLTOALLW:
         if (alltoall_hier_fits(&c, a))
             alltoall_hier(self, &c, a);
-        else
+        else if (!alltoallv_hier(self, &c, a))
             alltoallw_flat(self, &c, a);
         break;
     case MYR_COLL_SCAN:

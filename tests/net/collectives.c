@@ -219,6 +219,96 @@ static void run(MPI_Comm comm, const char *name)
         printf("%s (%d ranks): %s\n", name, size, sum ? "FAILED" : "ok");
 }
 
+/* Alltoallv and Alltoallw with counts that differ per pair (zeros too),
+ * in place, and with one pair of ranks moving a block far above the
+ * others: a communicator whose processes' ranks are consecutive agrees
+ * between its hierarchical form and pairwise messages from what every
+ * rank moves (src/coll/procs.c, alltoallv_hier), so the one large block
+ * must turn every rank to pairwise messages, not only its two ranks. */
+static int vw_value(int src, int dst, int k)
+{
+    return src * 1000003 + dst * 101 + k;
+}
+
+static void alltoallv_sizes(MPI_Comm comm, const char *name)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int before = errors;
+    int *sc = malloc((size_t)size * sizeof *sc), *sd = malloc((size_t)size * sizeof *sd);
+    int *rc = malloc((size_t)size * sizeof *rc), *rd = malloc((size_t)size * sizeof *rd);
+    int *wsd = malloc((size_t)size * sizeof *wsd), *wrd = malloc((size_t)size * sizeof *wrd);
+    MPI_Datatype *st = malloc((size_t)size * sizeof *st), *rt = malloc((size_t)size * sizeof *rt);
+    enum { BIG = 600000 };   /* ints: 2.4 MB between one pair */
+    for (int round = 0; round < 3; round++) {
+        /* round 0: small; 1: rank 0 -> rank size-1 big; 2: in place, small. */
+        int stot = 0, rtot = 0;
+        for (int r = 0; r < size; r++) {
+            sc[r] = (rank + 2 * r + round) % 4;
+            rc[r] = (r + 2 * rank + round) % 4;
+            if (round == 1 && rank == 0 && r == size - 1)
+                sc[r] = BIG;
+            if (round == 1 && r == 0 && rank == size - 1)
+                rc[r] = BIG;
+            if (round == 2)
+                sc[r] = rc[r] = (rank + r) % 3;   /* in place: symmetric */
+            sd[r] = stot;
+            rd[r] = rtot + 1;   /* a gap before each block stays untouched */
+            stot += sc[r];
+            rtot += rc[r] + 1;
+            wsd[r] = sd[r] * (int)sizeof(int);
+            wrd[r] = rd[r] * (int)sizeof(int);
+            st[r] = sc[r] ? MPI_INT : MPI_DATATYPE_NULL;
+            rt[r] = rc[r] ? MPI_INT : MPI_DATATYPE_NULL;
+        }
+        int *sb = malloc((size_t)(stot + 1) * sizeof *sb);
+        int *rb = malloc((size_t)(rtot + 1) * sizeof *rb);
+        for (int w = 0; w < 2; w++) {
+            for (int r = 0; r < size; r++)
+                for (int k = 0; k < sc[r]; k++)
+                    sb[sd[r] + k] = vw_value(rank, r, k);
+            for (int i = 0; i <= rtot; i++)
+                rb[i] = -7;
+            if (round == 2) {   /* the blocks to send are in rb, in place */
+                for (int r = 0; r < size; r++)
+                    for (int k = 0; k < rc[r]; k++)
+                        rb[rd[r] + k] = vw_value(rank, r, k);
+                if (w)
+                    MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, rb, rc, wrd, rt, comm);
+                else
+                    MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, rb, rc, rd,
+                                  MPI_INT, comm);
+            } else if (w) {
+                MPI_Alltoallw(sb, sc, wsd, st, rb, rc, wrd, rt, comm);
+            } else {
+                MPI_Alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, comm);
+            }
+            int bad = 0;
+            for (int r = 0; r < size && !bad; r++) {
+                bad |= rb[rd[r] - 1] != -7;
+                for (int k = 0; k < rc[r] && !bad; k++)
+                    bad |= rb[rd[r] + k] != vw_value(r, rank, k);
+            }
+            CHECK(!bad, "%s %s round %d", name, w ? "alltoallw" : "alltoallv", round);
+        }
+        free(sb);
+        free(rb);
+    }
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    free(wsd);
+    free(wrd);
+    free(st);
+    free(rt);
+    int bad = errors - before, sum;
+    MPI_Allreduce(&bad, &sum, 1, MPI_INT, MPI_SUM, comm);
+    if (rank == 0)
+        printf("%s (%d ranks), alltoallv/w sizes: %s\n", name, size, sum ? "FAILED" : "ok");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -226,6 +316,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     run(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+    alltoallv_sizes(MPI_COMM_WORLD, "MPI_COMM_WORLD");
     MPI_Comm dup, halves, reversed, shared;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     run(dup, "a dup of MPI_COMM_WORLD");
@@ -233,6 +324,7 @@ int main(int argc, char **argv)
      * with the other half. */
     MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &halves);
     run(halves, wrank % 2 ? "the odd ranks" : "the even ranks");
+    alltoallv_sizes(halves, wrank % 2 ? "the odd ranks" : "the even ranks");
     /* Reversed order: comm rank r is world rank size-1-r. */
     MPI_Comm_split(dup, 0, size - wrank, &reversed);
     int rrank;
@@ -242,6 +334,7 @@ int main(int argc, char **argv)
         errors++;
     }
     run(reversed, "the reversed ranks");
+    alltoallv_sizes(reversed, "the reversed ranks");
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
     int shared_size;
     MPI_Comm_size(shared, &shared_size);
