@@ -1617,19 +1617,17 @@ static void alltoallv_leaders(myr_rank *self, call *c, const int *table, const c
 {
     const coll_span *sp = c->sp;
     int np = sp->nprocs, p = sp->my_proc, nl = sp->nlocal, nr = sp->size - nl;
+    /* Per process: its request, packed blocks out and in, their bytes
+     * and its first column; per member: its place in its row. */
     lib_request **reqs = calloc((size_t)np, sizeof *reqs);
-    char **out = calloc((size_t)np, sizeof *out), **in = calloc((size_t)np, sizeof *in);
-    int *obytes = calloc((size_t)np, sizeof *obytes), *ibytes = calloc((size_t)np, sizeof *ibytes);
-    int *first = calloc((size_t)np, sizeof *first);   /* q's first column */
-    int *cur = malloc((size_t)nl * sizeof *cur);      /* a member's place in its row */
-    if (!reqs || !out || !in || !obytes || !ibytes || !first || !cur) {
+    char **out = calloc((size_t)2 * np, sizeof *out), **in = out ? out + np : NULL;
+    int *ints = calloc((size_t)3 * np + nl, sizeof *ints);
+    int *obytes = ints, *ibytes = ints ? ints + np : NULL, *first = ints ? ints + 2 * np : NULL;
+    int *cur = ints ? ints + 3 * np : NULL;
+    if (!reqs || !out || !ints) {
         free(reqs);
         free(out);
-        free(in);
-        free(obytes);
-        free(ibytes);
-        free(first);
-        free(cur);
+        free(ints);
         /* Still one message each way per pair, carrying the error. */
         no_memory(c);
         for (int k = 1; k < np; k++)
@@ -1702,11 +1700,7 @@ static void alltoallv_leaders(myr_rank *self, call *c, const int *table, const c
     }
     free(reqs);
     free(out);
-    free(in);
-    free(obytes);
-    free(ibytes);
-    free(first);
-    free(cur);
+    free(ints);
 }
 
 /* False: not taken (the caller runs alltoallw_flat); every rank of the
