@@ -43,8 +43,11 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "on a futex; also how long a rank whose worker has nothing else to "
         "run spins on what it waits for (a request, or its completions in "
         "MPI_Waitall and the like) before it suspends: a completion from "
-        "another worker is then seen at once. 0 sleeps and suspends at "
-        "once (lowest CPU use, slower wake-up)."},
+        "another worker is then seen at once. In a job of several OS "
+        "processes the spin goes on, giving the CPU away at each turn, "
+        "while a rendezvous transfer issued by its process may still be "
+        "moving data (its size at 1 GB/s, at most 50 ms). 0 sleeps and "
+        "suspends at once (lowest CPU use, slower wake-up)."},
     [MYR_ENV_SPIN_YIELD] = {
         "MYR_SPIN_YIELD", "auto",
         "`1`: an idle worker (and a rank spinning on what it waits for) "

@@ -594,11 +594,22 @@ static bool drive_network_when_idle(void)
     return !v || strcmp(v, "0") != 0;
 }
 
+/* A transfer under way keeps the spin going, giving the CPU away at each
+ * turn: the data may be moved by the peer's or our comm thread, which
+ * needs a CPU on a machine whose workers take them all. */
+static int drive_poll(void)
+{
+    int polled = myr_net_idle_poll();
+    if (polled & MYR_NET_POLL_MOVED)
+        return MYR_ULT_IDLE_MOVED;
+    return polled & MYR_NET_POLL_TRANSFER ? MYR_ULT_IDLE_MOVED | MYR_ULT_IDLE_YIELD : 0;
+}
+
 static const myr_ult_idle_hooks drive_network = {
-    .begin = myr_net_idle_begin, .poll = myr_net_idle_poll, .end = myr_net_idle_end,
+    .begin = myr_net_idle_begin, .poll = drive_poll, .end = myr_net_idle_end,
     .blocked = myr_net_blocked};
 
-static bool no_poll(void) { return false; }
+static int no_poll(void) { return 0; }
 static void no_end(void) {}
 /* Without driving, a ULT that waits leaves the watching to the comm
  * thread at once. */

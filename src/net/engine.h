@@ -38,7 +38,7 @@ typedef struct myr_net_engine {
     void (*fetch_post)(myr_net_fetch *f);
     bool (*on_comm_thread)(void);
     void (*idle_begin)(void);
-    bool (*idle_poll)(void);
+    int (*idle_poll)(void);
     void (*idle_end)(void);
     void (*expect_begin)(bool waiting);
     void (*expect_end)(void);

@@ -217,7 +217,7 @@ void myr_net_idle_begin(void)
     engine->idle_begin();
 }
 
-bool myr_net_idle_poll(void)
+int myr_net_idle_poll(void)
 {
     return engine->idle_poll();
 }

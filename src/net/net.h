@@ -164,9 +164,12 @@ bool myr_net_on_comm_thread(void);
  * hand-off to the comm thread and back. begin/end bracket such a wait:
  * while any worker waits so, the comm thread sleeps instead of spinning
  * and leaves UCX to it; the last one to stop hands UCX back. poll: one
- * pass, if UCX is free (true: something happened). Any thread. */
+ * pass, if UCX is free; MYR_NET_POLL_MOVED: something happened;
+ * MYR_NET_POLL_TRANSFER: a rendezvous transfer issued here may still be
+ * moving data (the thread moving it may need this CPU). Any thread. */
+enum { MYR_NET_POLL_MOVED = 1, MYR_NET_POLL_TRANSFER = 2 };
 void myr_net_idle_begin(void);
-bool myr_net_idle_poll(void);
+int myr_net_idle_poll(void);
 void myr_net_idle_end(void);
 /* The network is watched (by a worker waiting idle for it, else by the
  * comm thread, armed to wake on network events) only while this process

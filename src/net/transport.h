@@ -16,7 +16,7 @@ void myr_ucx_send_post(myr_net_send *s);
 void myr_ucx_fetch_post(myr_net_fetch *f);
 bool myr_ucx_on_comm_thread(void);
 void myr_ucx_idle_begin(void);
-bool myr_ucx_idle_poll(void);
+int myr_ucx_idle_poll(void);
 void myr_ucx_idle_end(void);
 void myr_ucx_expect_begin(bool waiting);
 void myr_ucx_expect_end(void);

@@ -113,6 +113,11 @@
 /* How long stop waits for endpoints to flush before leaving them to
  * ucp_worker_destroy (a peer that is already gone never answers). */
 #define CLOSE_DEADLINE_NS (5LL * 1000000000)
+/* The slowest rate at which a rendezvous transfer is expected to move
+ * (1 GB/s: TCP on loopback moves 1-3; shared memory and RDMA more), and
+ * the longest spin one transfer may ask for (transfer_until). */
+#define TRANSFER_NS_PER_BYTE 1
+#define TRANSFER_SPIN_MAX_NS (50LL * 1000000)
 
 /* What precedes the core's header in every AM header. */
 typedef struct wire {
@@ -209,6 +214,19 @@ static _Alignas(64) atomic_int owner;
  * to them instead of spinning, and sleeps unarmed until the last leaves. */
 static _Alignas(64) atomic_int helpers;
 static _Alignas(64) atomic_long in_flight;
+/* Until when (CLOCK_MONOTONIC ns, 0: none) a rendezvous transfer issued
+ * here may still be moving data: its issue time plus its size at
+ * TRANSFER_NS_PER_BYTE. A worker whose ULT waits keeps spinning until
+ * then (myr_ucx_idle_poll), giving its CPU away at each turn once its
+ * usual spin is over (the thread moving the data, a comm thread, may
+ * need that CPU): the sender of a rendezvous message sees nothing move
+ * until the receiver's acknowledgement, which comes after the whole
+ * transfer (70 us for 1 MiB over shared memory here), longer than the
+ * idle spin; blocking then meant a wake-up through the comm thread and a
+ * futex, and a 1 MiB ping-pong half round trip of 210 us instead of 75.
+ * Bounded by the size: a receiver that is late costs at most that much
+ * spinning, and a worker that has other ULTs stops at once. */
+static _Alignas(64) _Atomic long long transfer_until;
 /* What the core waits for that no operation of ours tracks (see the
  * top comment). */
 static _Alignas(64) atomic_long expected;
@@ -230,6 +248,29 @@ static long long now_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* A rendezvous transfer of len bytes was handed to UCX (by the driver:
+ * one writer at a time, read by the waiting workers). */
+static void transfer_started(size_t len)
+{
+    long long span = (long long)len * TRANSFER_NS_PER_BYTE;
+    long long until = now_ns() + (span < TRANSFER_SPIN_MAX_NS ? span : TRANSFER_SPIN_MAX_NS);
+    if (until > atomic_load_explicit(&transfer_until, memory_order_relaxed))
+        atomic_store_explicit(&transfer_until, until, memory_order_relaxed);
+}
+
+/* Whether a transfer may still be moving data (transfer_started). */
+static bool transfer_moving(void)
+{
+    long long until = atomic_load_explicit(&transfer_until, memory_order_relaxed);
+    if (until == 0)
+        return false;
+    if (now_ns() < until)
+        return true;
+    long long seen = until;
+    atomic_compare_exchange_strong(&transfer_until, &seen, 0);
+    return false;
 }
 
 /* ---- commands: posting and waking ----------------------------------- */
@@ -577,6 +618,8 @@ static void transmit(ucp_ep_h ep, send_op *op)
                                 s->data, s->len, &param);
     if (UCS_PTR_IS_PTR(req)) {
         /* send_completed ends it */
+        if (s->len > eager_limit)
+            transfer_started(s->len);
         peer *p = &E.peers[s->proc];
         op->prev = NULL;
         op->next = p->live_sends;
@@ -712,6 +755,7 @@ static void issue_fetch(myr_net_fetch *f)
     };
     void *req = ucp_am_recv_data_nbx(E.worker, r->desc, f->buf, f->len, &param);
     if (UCS_PTR_IS_PTR(req)) {
+        transfer_started(f->len);
         peer *p = &E.peers[r->src];
         r->prev = NULL;
         r->next = p->live_fetches;
@@ -983,10 +1027,12 @@ void myr_ucx_idle_end(void)
         watch();
 }
 
-bool myr_ucx_idle_poll(void)
+int myr_ucx_idle_poll(void)
 {
-    if (!started || atomic_load_explicit(&closing, memory_order_relaxed) || !take_ucx())
-        return false;
+    if (!started || atomic_load_explicit(&closing, memory_order_relaxed))
+        return 0;
+    if (!take_ucx())   /* the comm thread drives */
+        return transfer_moving() ? MYR_NET_POLL_TRANSFER : 0;
     driving = true;
     /* One progress: the waiting ULT looks at its request right after
      * (the comm thread's passes loop until nothing moves instead). What
@@ -999,7 +1045,7 @@ bool myr_ucx_idle_poll(void)
     if (E.close_failed)
         close_failed_endpoints();
     hand_back_ucx();
-    return busy;
+    return (busy ? MYR_NET_POLL_MOVED : 0) | (transfer_moving() ? MYR_NET_POLL_TRANSFER : 0);
 }
 
 /* Sleep until a command or a network event (see the top comment), or

@@ -92,15 +92,19 @@ MYR_ULT_HIDDEN void myr_ult_expect_outside_completions(void);
 /* Work an idle worker can do for a layer above while one of its ULTs
  * spins waiting (myr_ult_spin_while_idle): drive the network itself, so
  * that a completion needs no other thread. begin/end bracket a spin; poll
- * runs every few turns of it (true: it did something); blocked runs when
+ * runs every few turns of it and returns MYR_ULT_IDLE_* bits (MOVED: it
+ * did something, or something is under way, so the spin's budget starts
+ * again; YIELD: what is under way needs a CPU of another thread, give
+ * this one away at this turn); blocked runs when
  * a ULT suspends (it stops watching: someone else may have to). Set once,
  * before the ULTs that wait start. */
 typedef struct myr_ult_idle_hooks {
     void (*begin)(void);
-    bool (*poll)(void);
+    int (*poll)(void);
     void (*end)(void);
     void (*blocked)(void);
 } myr_ult_idle_hooks;
+enum { MYR_ULT_IDLE_MOVED = 1, MYR_ULT_IDLE_YIELD = 2 };
 MYR_ULT_HIDDEN void myr_ult_set_idle_hooks(const myr_ult_idle_hooks *hooks);
 /* The same, waiting for *word to differ from `old` (a generation count). */
 MYR_ULT_HIDDEN bool myr_ult_spin_while_idle_unchanged(const _Atomic unsigned *word,

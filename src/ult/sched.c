@@ -564,8 +564,8 @@ static inline bool spin_while_idle(const void *word, unsigned value,
         atomic_load_explicit(&myr_rt.idle_hooks, memory_order_acquire);
     if (hooks)
         hooks->begin();
-    long until = 0;
-    bool result;
+    long until = 0, start = 0;
+    bool result, past_budget = false;
     for (unsigned round = 0;; round++) {
         if (seen(word, value)) {
             result = true;
@@ -575,10 +575,14 @@ static inline bool spin_while_idle(const void *word, unsigned value,
             result = false;
             break;
         }
-        if (hooks && hooks->poll())
+        int polled = hooks ? hooks->poll() : 0;
+        if (polled & MYR_ULT_IDLE_MOVED)
             until = 0;   /* it moved: the spin's budget starts again */
         if (round % 64 == 63) {
             long now = now_ns();
+            if (start == 0)
+                start = now;
+            past_budget = now - start >= myr_rt.spin_ns;
             if (until == 0) {
                 until = now + myr_rt.spin_ns;
             } else if (now >= until) {
@@ -586,7 +590,9 @@ static inline bool spin_while_idle(const void *word, unsigned value,
                 break;
             }
         }
-        if (myr_rt.spin_yield)
+        /* A hook's YIELD only once the usual budget is spent: what ends
+         * within it is not worth a system call per turn. */
+        if (myr_rt.spin_yield || ((polled & MYR_ULT_IDLE_YIELD) && past_budget))
             sched_yield();
         else
             myr_cpu_relax();
