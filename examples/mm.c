@@ -1,15 +1,20 @@
 /*
- * mm.c — C = A B, N x N, over a q x q grid of ranks (P = q^2) by SUMMA:
- * rank (i, j) holds the b x b blocks A_ij, B_ij, C_ij (b = N / q); at step
- * k the owner of A_ik broadcasts it along its grid row, the owner of B_kj
- * along its grid column, and every rank adds A_ik B_kj to C_ij with
- * single-threaded OpenBLAS dgemm. Row and column communicators come from
- * MPI_Comm_split. The point (issue 19, item 2): with many more ranks than
- * cores the blocks shrink until they stay in cache.
+ * mm.c — C = A B, N x N, over a pr x pc grid of ranks by SUMMA: rank
+ * (i, j) holds the mb x nb blocks A_ij, B_ij, C_ij (mb = N / pr, nb =
+ * N / pc). The inner dimension goes in L = lcm(pr, pc) panels of width
+ * w = N / L; at step k the owner of A's panel column broadcasts its piece
+ * (mb x w) along its grid row, the owner of B's panel row its piece (w x
+ * nb) along its grid column, and every rank adds their product to C_ij
+ * with single-threaded OpenBLAS dgemm. Row and column communicators come
+ * from MPI_Comm_split. The point (issue 19, item 2): with many more ranks
+ * than cores the blocks shrink until they stay in cache.
  *
- * P must be a perfect square and q must divide N (the usage line says so);
- * no padding, so that every rank does the same work and the Gflop/s count
- * is exactly 2 N^3 / t.
+ * The grid is q x q when P = q^2, else pr x pc with pr the largest divisor
+ * of P not above sqrt(P) (P = 2: 1 x 2, so Open MPI's -np 2 runs too).
+ * L must divide N (the usage line says so); no padding, so that every rank
+ * does the same work and the Gflop/s count is exactly 2 N^3 / t. B's blocks
+ * are stored by rows so that a panel of rows is contiguous, as A's panel
+ * of columns is.
  *
  * Inputs are a hash of (seed, matrix, global row, global column), so each
  * rank fills its own blocks and any P gives the same matrices. -v checks
@@ -49,22 +54,34 @@ static double unit(uint64_t seed, uint64_t m, uint64_t i, uint64_t j)
     return (mix(seed ^ mix(m ^ mix(i ^ mix(j)))) >> 11) * 0x1.0p-53;
 }
 
-/* Fills block (bi, bj) of matrix m (0 = A, 1 = B), column-major, with
- * values in [-0.5, 0.5). */
-static void fill(double *blk, int b, uint64_t seed, int m, int bi, int bj)
+/* Fills block (bi, bj) (mb x nb) of matrix m (0 = A, 1 = B) with values
+ * in [-0.5, 0.5): element (r, c) at r * rs + c * cs. */
+static void fill(double *blk, int mb, int nb, size_t rs, size_t cs, uint64_t seed, int m,
+                 int bi, int bj)
 {
-    for (int c = 0; c < b; c++)
-        for (int r = 0; r < b; r++)
-            blk[(size_t)c * b + r] = unit(seed, (uint64_t)m, (uint64_t)bi * b + r,
-                                          (uint64_t)bj * b + c) - 0.5;
+    for (int c = 0; c < nb; c++)
+        for (int r = 0; r < mb; r++)
+            blk[r * rs + c * cs] = unit(seed, (uint64_t)m, (uint64_t)bi * mb + r,
+                                        (uint64_t)bj * nb + c) - 0.5;
 }
 
-/* out[r] += sum_c |blk[r, c]| v[c]: the magnitudes that bound rounding. */
-static void absgemv(int b, const double *blk, const double *v, double *out)
+/* out[r] += sum_c |blk(r, c)| v[c]: the magnitudes that bound rounding. */
+static void absgemv(int mb, int nb, size_t rs, size_t cs, const double *blk, const double *v,
+                    double *out)
 {
-    for (int c = 0; c < b; c++)
-        for (int r = 0; r < b; r++)
-            out[r] += fabs(blk[(size_t)c * b + r]) * v[c];
+    for (int c = 0; c < nb; c++)
+        for (int r = 0; r < mb; r++)
+            out[r] += fabs(blk[r * rs + c * cs]) * v[c];
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
 }
 
 int main(int argc, char **argv)
@@ -91,84 +108,93 @@ int main(int argc, char **argv)
         else
             bad = 1;
     }
-    int q = (int)lround(sqrt((double)size));
-    if (bad || n < 1 || reps < 1 || q * q != size || n % q) {
+    int pr = (int)sqrt((double)size);
+    while (pr > 1 && size % pr)
+        pr--;
+    int pc = size / pr, L = pr / gcd(pr, pc) * pc;
+    if (bad || n < 1 || reps < 1 || n % L) {
         if (rank == 0)
             fprintf(stderr,
                     "usage: mm [-n N] [-r reps] [-v] [-x] [-s seed]\n"
-                    "  the number of ranks P must be a perfect square q^2 and q must divide N\n"
-                    "  (here P=%d, N=%d)\n"
+                    "  P ranks form a pr x pc grid (q x q when P = q^2, else pr the largest\n"
+                    "  divisor of P <= sqrt(P)); lcm(pr, pc) must divide N\n"
+                    "  (here P=%d: %d x %d, lcm %d, N=%d)\n"
                     "  -v  check C = AB by Freivalds' method; -x  corrupt one element of C\n",
-                    size, n);
+                    size, pr, pc, L, n);
         MPI_Finalize();
         return 2;
     }
-    int b = n / q, gi = rank / q, gj = rank % q;
+    int mb = n / pr, nb = n / pc, w = n / L, gi = rank / pc, gj = rank % pc;
     MPI_Comm row, col;
     MPI_Comm_split(MPI_COMM_WORLD, gi, gj, &row);   /* rank in row = grid column */
     MPI_Comm_split(MPI_COMM_WORLD, gj, gi, &col);   /* rank in column = grid row */
 
-    size_t bb = (size_t)b * b;
-    double *m = malloc(5 * bb * sizeof *m);
+    size_t ab = (size_t)mb * nb, bb = ab;   /* A, B and C blocks are all mb x nb */
+    size_t pan = (size_t)mb * w, pbn = (size_t)w * nb;
+    double *m = malloc((3 * ab + pan + pbn) * sizeof *m);
     if (!m) {
-        fprintf(stderr, "mm: rank %d: out of memory (5 blocks of %d x %d)\n", rank, b, b);
+        fprintf(stderr, "mm: rank %d: out of memory (blocks of %d x %d)\n", rank, mb, nb);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    double *a = m, *bm = a + bb, *c = bm + bb, *pa = c + bb, *pb = pa + bb;
-    fill(a, b, seed, 0, gi, gj);
-    fill(bm, b, seed, 1, gi, gj);
+    double *a = m, *bm = a + ab, *c = bm + bb, *pa = c + ab, *pb = pa + pan;
+    fill(a, mb, nb, 1, (size_t)mb, seed, 0, gi, gj);   /* by columns, lda mb */
+    fill(bm, mb, nb, (size_t)nb, 1, seed, 1, gi, gj);  /* by rows, ldb nb */
 
     double best = INFINITY;
     for (int r = 0; r < reps; r++) {
         memset(c, 0, bb * sizeof *c);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        for (int k = 0; k < q; k++) {
-            /* The owner broadcasts its own block; no copy into the panel. */
-            double *ak = gj == k ? a : pa, *bk = gi == k ? bm : pb;
-            MPI_Bcast(ak, (int)bb, MPI_DOUBLE, k, row);
-            MPI_Bcast(bk, (int)bb, MPI_DOUBLE, k, col);
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, b, b, b, 1.0, ak, b, bk, b,
-                        1.0, c, b);
+        for (int k = 0; k < L; k++) {
+            /* The owners broadcast straight from their blocks: A's panel
+             * columns and B's panel rows are contiguous there. */
+            int ka = k * w / nb, kb = k * w / mb;
+            double *ak = gj == ka ? a + (size_t)(k * w - ka * nb) * mb : pa;
+            double *bk = gi == kb ? bm + (size_t)(k * w - kb * mb) * nb : pb;
+            MPI_Bcast(ak, (int)pan, MPI_DOUBLE, ka, row);
+            MPI_Bcast(bk, (int)pbn, MPI_DOUBLE, kb, col);
+            /* bk is w x nb by rows, i.e. its transpose by columns. */
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, mb, nb, w, 1.0, ak, mb, bk, nb,
+                        1.0, c, mb);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         double t = MPI_Wtime() - t0;
         best = t < best ? t : best;
     }
     if (rank == 0)
-        printf("mm: N=%d ranks=%d grid=%dx%d block=%d reps=%d time=%.4f s %.2f Gflop/s\n", n, size,
-               q, q, b, reps, best, 2.0 * n * (double)n * n / best / 1e9);
+        printf("mm: N=%d ranks=%d grid=%dx%d block=%dx%d reps=%d time=%.4f s %.2f Gflop/s\n", n,
+               size, pr, pc, mb, nb, reps, best, 2.0 * n * (double)n * n / best / 1e9);
 
     int status = 0;
     if (corrupt && rank == size - 1)
-        c[bb - 1] += 1.0;   /* global element (N-1, N-1) */
+        c[ab - 1] += 1.0;   /* global element (N-1, N-1) */
     if (verify) {
         /* x in [0.5, 1): nonzero everywhere, so a wrong C_ij shows in (Cx)_i. */
-        double *x = malloc((size_t)b * sizeof *x);
+        double *x = malloc((size_t)nb * sizeof *x);
         double *v = calloc(5 * (size_t)n, sizeof *v);   /* y, |B|x, then Cx, A y, |A||B|x */
         if (!x || !v) {
             fprintf(stderr, "mm: rank %d: out of memory\n", rank);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        for (int t = 0; t < b; t++)
-            x[t] = 0.5 + 0.5 * unit(seed, 2, 0, (uint64_t)gj * b + t);
-        double *y = v, *ya = v + n, *w = v + 2 * n, *z = v + 3 * n, *za = v + 4 * n;
+        for (int t = 0; t < nb; t++)
+            x[t] = 0.5 + 0.5 * unit(seed, 2, 0, (uint64_t)gj * nb + t);
+        double *y = v, *ya = v + n, *cx = v + 2 * n, *z = v + 3 * n, *za = v + 4 * n;
         /* Rank (i, j) adds B_ij x_j to segment i of y; the sum over all
-         * ranks is Bx (each segment gets its q terms). */
-        size_t off = (size_t)gi * b;
-        cblas_dgemv(CblasColMajor, CblasNoTrans, b, b, 1.0, bm, b, x, 1, 0.0, y + off, 1);
-        absgemv(b, bm, x, ya + off);
+         * ranks is Bx (each segment gets its pc terms). */
+        size_t off = (size_t)gi * mb;
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, mb, nb, 1.0, bm, nb, x, 1, 0.0, y + off, 1);
+        absgemv(mb, nb, (size_t)nb, 1, bm, x, ya + off);
         MPI_Allreduce(MPI_IN_PLACE, v, 2 * n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        const double *yj = y + (size_t)gj * b, *yaj = ya + (size_t)gj * b;
-        cblas_dgemv(CblasColMajor, CblasNoTrans, b, b, 1.0, c, b, x, 1, 0.0, w + off, 1);
-        cblas_dgemv(CblasColMajor, CblasNoTrans, b, b, 1.0, a, b, yj, 1, 0.0, z + off, 1);
-        absgemv(b, a, yaj, za + off);
-        MPI_Allreduce(MPI_IN_PLACE, w, 3 * n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        const double *yj = y + (size_t)gj * nb, *yaj = ya + (size_t)gj * nb;
+        cblas_dgemv(CblasColMajor, CblasNoTrans, mb, nb, 1.0, c, mb, x, 1, 0.0, cx + off, 1);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, mb, nb, 1.0, a, mb, yj, 1, 0.0, z + off, 1);
+        absgemv(mb, nb, 1, (size_t)mb, a, yaj, za + off);
+        MPI_Allreduce(MPI_IN_PLACE, cx, 3 * n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         /* Rounding in either order stays below about 2 N eps (|A||B|x)_i,
          * so the scaled residual of a right product is well under 1. */
         double resid = 0;
         for (int i = 0; i < n; i++) {
-            double e = fabs(w[i] - z[i]) / (DBL_EPSILON * n * za[i]);
+            double e = fabs(cx[i] - z[i]) / (DBL_EPSILON * n * za[i]);
             resid = e > resid || e != e ? e : resid;
         }
         status = !(resid < 16.0);
