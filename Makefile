@@ -42,6 +42,13 @@ bench-lu: all
 bench-mm: all
 	BUILD=$(BUILD) scripts/bench-mm $(BENCH_ARGS)
 
+# Unequal work per rank (bench/imbalance.c: patterns r mod 8 + 1, one rank
+# 10x, random) at 16 ... 1024 ranks on 2 workers, against perfect balance
+# and a static split over 2 processes, Open MPI and Myriad
+# (scripts/bench-imbalance, issue 19).
+bench-imbalance: all
+	BUILD=$(BUILD) scripts/bench-imbalance $(BENCH_ARGS)
+
 # Blocking MPI from many threads of a rank (bench/threads.c, seed 001):
 # concurrent ping-pong of T = 1 ... 512 ULTs per rank and compute/wait
 # overlap, beside Myriad with polling waiters (MYR_WAIT_POLICY=yield), Open
