@@ -24,8 +24,14 @@
  * below 16. -x adds 1.0 to one element of C (a test that a wrong product
  * is caught).
  *
+ * -k loop replaces dgemm by a plain loop (columns of C updated by axpys of
+ * A's panel, vectorised by the compiler): no cache blocking of its own,
+ * so it is fast only when a rank's panel fits in cache, as in FG-MPI's
+ * matrix multiply; it shows what over-decomposition does for a kernel
+ * that is not already tuned.
+ *
  * Prints the best time of -r repetitions and its Gflop/s (2 N^3 / t).
- * Usage: mm [-n N] [-r reps] [-v] [-x] [-s seed]
+ * Usage: mm [-n N] [-r reps] [-k blas|loop] [-v] [-x] [-s seed]
  * Builds with any MPI and OpenBLAS (cblas.h).
  */
 #include <cblas.h>
@@ -74,6 +80,22 @@ static void absgemv(int mb, int nb, size_t rs, size_t cs, const double *blk, con
             out[r] += fabs(blk[r * rs + c * cs]) * v[c];
 }
 
+/* C (mb x nb, by columns) += A panel (mb x w, by columns) B panel (w x
+ * nb, by rows): each column of C takes w axpys over the whole A panel. */
+static void loop_kernel(int mb, int nb, int w, const double *restrict ak,
+                        const double *restrict bk, double *restrict c)
+{
+    for (int j = 0; j < nb; j++) {
+        double *cj = c + (size_t)j * mb;
+        for (int p = 0; p < w; p++) {
+            const double *ap = ak + (size_t)p * mb;
+            double bpj = bk[(size_t)p * nb + j];
+            for (int i = 0; i < mb; i++)
+                cj[i] += ap[i] * bpj;
+        }
+    }
+}
+
 static int gcd(int a, int b)
 {
     while (b) {
@@ -86,7 +108,7 @@ static int gcd(int a, int b)
 
 int main(int argc, char **argv)
 {
-    int n = 2048, reps = 3, verify = 0, corrupt = 0;
+    int n = 2048, reps = 3, verify = 0, corrupt = 0, loop = 0;
     uint64_t seed = 42;
     MPI_Init(&argc, &argv);
     openblas_set_num_threads(1);   /* the ranks are the parallelism */
@@ -101,7 +123,11 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-s") && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "-v"))
+        else if (!strcmp(argv[i], "-k") && i + 1 < argc) {
+            i++;
+            loop = !strcmp(argv[i], "loop");
+            bad |= !loop && strcmp(argv[i], "blas");
+        } else if (!strcmp(argv[i], "-v"))
             verify = 1;
         else if (!strcmp(argv[i], "-x"))
             corrupt = 1;
@@ -115,7 +141,7 @@ int main(int argc, char **argv)
     if (bad || n < 1 || reps < 1 || n % L) {
         if (rank == 0)
             fprintf(stderr,
-                    "usage: mm [-n N] [-r reps] [-v] [-x] [-s seed]\n"
+                    "usage: mm [-n N] [-r reps] [-k blas|loop] [-v] [-x] [-s seed]\n"
                     "  P ranks form a pr x pc grid (q x q when P = q^2, else pr the largest\n"
                     "  divisor of P <= sqrt(P)); lcm(pr, pc) must divide N\n"
                     "  (here P=%d: %d x %d, lcm %d, N=%d)\n"
@@ -154,16 +180,21 @@ int main(int argc, char **argv)
             MPI_Bcast(ak, (int)pan, MPI_DOUBLE, ka, row);
             MPI_Bcast(bk, (int)pbn, MPI_DOUBLE, kb, col);
             /* bk is w x nb by rows, i.e. its transpose by columns. */
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, mb, nb, w, 1.0, ak, mb, bk, nb,
-                        1.0, c, mb);
+            if (loop)
+                loop_kernel(mb, nb, w, ak, bk, c);
+            else
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, mb, nb, w, 1.0, ak, mb, bk,
+                            nb, 1.0, c, mb);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         double t = MPI_Wtime() - t0;
         best = t < best ? t : best;
     }
     if (rank == 0)
-        printf("mm: N=%d ranks=%d grid=%dx%d block=%dx%d reps=%d time=%.4f s %.2f Gflop/s\n", n,
-               size, pr, pc, mb, nb, reps, best, 2.0 * n * (double)n * n / best / 1e9);
+        printf("mm: N=%d ranks=%d grid=%dx%d block=%dx%d kernel=%s reps=%d time=%.4f s %.2f "
+               "Gflop/s\n",
+               n, size, pr, pc, mb, nb, loop ? "loop" : "blas", reps, best,
+               2.0 * n * (double)n * n / best / 1e9);
 
     int status = 0;
     if (corrupt && rank == size - 1)
