@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check conformance bench bench-demo bench-lu bench-threads bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
+.PHONY: all deps demo check conformance bench bench-demo bench-lu bench-mm bench-imbalance bench-threads bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -35,6 +35,19 @@ bench-demo: all
 # and Open MPI's plain variant at -np 2 (scripts/bench-lu, issue 20).
 bench-lu: all
 	BUILD=$(BUILD) scripts/bench-lu $(BENCH_ARGS)
+
+# The SUMMA matrix multiply (examples/mm.c) at N = 4096 on 1 ... 1024
+# ranks, beside Open MPI at -np 1, 2, 4 and OpenBLAS dgemm on both cores
+# (scripts/bench-mm, issue 19), e.g. BENCH_ARGS="-n 2048 --reps 2".
+bench-mm: all
+	BUILD=$(BUILD) scripts/bench-mm $(BENCH_ARGS)
+
+# Unequal work per rank (bench/imbalance.c: patterns r mod 8 + 1, one rank
+# 10x, random) at 16 ... 1024 ranks on 2 workers, against perfect balance
+# and a static split over 2 processes, Open MPI and Myriad
+# (scripts/bench-imbalance, issue 19).
+bench-imbalance: all
+	BUILD=$(BUILD) scripts/bench-imbalance $(BENCH_ARGS)
 
 # Blocking MPI from many threads of a rank (bench/threads.c, seed 001):
 # concurrent ping-pong of T = 1 ... 512 ULTs per rank and compute/wait
