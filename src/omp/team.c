@@ -1,0 +1,401 @@
+/*
+ * team.c — parallel regions, their barriers, and each OpenMP thread's state.
+ *
+ * A ULT's OpenMP state is found through one ULT key. A rank (or any ULT)
+ * that never entered a region gets an "initial thread" state on first use,
+ * with ICVs from the environment; a region's threads get theirs from the
+ * team. A region's team, its slots and its threads' states are one
+ * allocation, freed by thread 0 once every other thread has ended
+ * (team->live) and every explicit task of the team has finished.
+ *
+ * Default team size (nthreads-var): the workers divided by the ranks of
+ * this OS process, at least 1, so that ranks × threads never exceeds the
+ * cores Myriad runs on; OMP_NUM_THREADS overrides it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/core.h"
+#include "omp/omp_impl.h"
+
+static myr_key_t thr_key;
+
+/* Runs when a ULT ends holding a state: only initial states are its own. */
+static void free_initial(void *p)
+{
+    omp_thr *t = p;
+    if (t->initial)
+        free(t->team);
+}
+static omp_icv env_icv;            /* from OMP_* (read once) */
+static int env_nthreads_list[8];   /* OMP_NUM_THREADS=a,b,...: per level */
+static int env_nthreads_count;
+static _Atomic int env_state;      /* 0 not read, 1 reading, 2 ready */
+
+_Noreturn void myr_omp_unsupported(const char *what)
+{
+    fprintf(stderr, "Myriad's OpenMP runtime does not implement %s yet\n", what);
+    fflush(stderr);
+    abort();
+}
+
+int myr_omp_default_threads(void)
+{
+    int workers = myr_worker_count();
+    int ranks = myr_the_job.local > 0 ? myr_the_job.local : 1;
+    int n = workers / ranks;
+    return n < 1 ? 1 : n;
+}
+
+static bool env_bool(const char *name, bool dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    while (*v == ' ')
+        v++;
+    if (!strncasecmp(v, "true", 4) || !strcmp(v, "1"))
+        return true;
+    if (!strncasecmp(v, "false", 5) || !strcmp(v, "0"))
+        return false;
+    fprintf(stderr, "Myriad OpenMP: %s=%s is neither true nor false; ignored\n",
+            name, v);
+    return dflt;
+}
+
+static long env_long(const char *name, long dflt, long min)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    long x = strtol(v, &end, 10);
+    while (*end == ' ')
+        end++;
+    if (end == v || *end || x < min) {
+        fprintf(stderr, "Myriad OpenMP: %s=%s is not an integer >= %ld; "
+                "ignored\n", name, v, min);
+        return dflt;
+    }
+    return x;
+}
+
+/* OMP_SCHEDULE=[monotonic:|nonmonotonic:]kind[,chunk] */
+static void env_schedule(omp_icv *icv)
+{
+    const char *v = getenv("OMP_SCHEDULE");
+    if (!v || !*v)
+        return;
+    const char *colon = strchr(v, ':');
+    const char *k = colon ? colon + 1 : v;
+    while (*k == ' ')
+        k++;
+    static const struct { const char *name; int kind; } kinds[] = {
+        { "static", OMP_SCHED_STATIC }, { "dynamic", OMP_SCHED_DYNAMIC },
+        { "guided", OMP_SCHED_GUIDED }, { "auto", OMP_SCHED_AUTO } };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        size_t len = strlen(kinds[i].name);
+        if (strncasecmp(k, kinds[i].name, len))
+            continue;
+        const char *rest = k + len;
+        while (*rest == ' ')
+            rest++;
+        int chunk = 0;
+        if (*rest == ',') {
+            char *end;
+            long c = strtol(rest + 1, &end, 10);
+            if (end == rest + 1 || c < 1)
+                break;
+            chunk = (int)c;
+        } else if (*rest) {
+            break;
+        }
+        icv->sched = kinds[i].kind;
+        icv->chunk = chunk;
+        return;
+    }
+    fprintf(stderr, "Myriad OpenMP: OMP_SCHEDULE=%s is not "
+            "static|dynamic|guided|auto[,chunk]; ignored\n", v);
+}
+
+static void env_num_threads(void)
+{
+    const char *v = getenv("OMP_NUM_THREADS");
+    if (!v || !*v)
+        return;
+    const char *p = v;
+    while (env_nthreads_count < 8) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p || x < 1 || x > 1 << 20) {
+            fprintf(stderr, "Myriad OpenMP: OMP_NUM_THREADS=%s is not a list "
+                    "of positive integers; ignored\n", v);
+            env_nthreads_count = 0;
+            return;
+        }
+        env_nthreads_list[env_nthreads_count++] = (int)x;
+        while (*end == ' ')
+            end++;
+        if (*end != ',')
+            break;
+        p = end + 1;
+    }
+}
+
+static void read_env(void)
+{
+    int s = 0;
+    if (atomic_load(&env_state) == 2)
+        return;
+    if (!atomic_compare_exchange_strong(&env_state, &s, 1)) {
+        while (atomic_load(&env_state) != 2)
+            myr_ult_yield();
+        return;
+    }
+    if (myr_key_create(&thr_key, free_initial) != MYR_OK)
+        myr_omp_unsupported("OpenMP outside Myriad's ULT runtime (no ULT key)");
+    env_num_threads();
+    omp_icv *icv = &env_icv;
+    icv->nthreads = 0;  /* 0: the default team size, computed when used */
+    icv->nest_pos = 0;
+    icv->dynamic = env_bool("OMP_DYNAMIC", false);
+    bool nested = env_bool("OMP_NESTED", env_nthreads_count > 1);
+    icv->max_active_levels = (int)env_long("OMP_MAX_ACTIVE_LEVELS",
+                                           nested ? 255 : 1, 0);
+    icv->sched = OMP_SCHED_DYNAMIC;  /* as libgomp: dynamic,1 */
+    icv->chunk = 1;
+    env_schedule(icv);
+    icv->thread_limit = (int)env_long("OMP_THREAD_LIMIT", 1 << 20, 1);
+    /* OMP_PROC_BIND, OMP_PLACES: accepted and ignored (ULTs move). */
+    atomic_store(&env_state, 2);
+}
+
+void myr_omp_icv_defaults(omp_icv *icv)
+{
+    read_env();
+    *icv = env_icv;
+}
+
+
+omp_thr *myr_omp_thr(void)
+{
+    read_env();
+    void *v = NULL;
+    if (myr_key_get(thr_key, &v) != MYR_OK)
+        myr_omp_unsupported("OpenMP outside a ULT of Myriad (call it from a "
+                            "rank, its OpenMP threads or its tasks)");
+    if (v)
+        return v;
+    /* An initial thread: a team of one of its own. */
+    size_t size = (sizeof(omp_team) + sizeof(omp_thr) + 63) / 64 * 64;
+    omp_team *team = aligned_alloc(64, size);
+    if (!team)
+        abort();
+    memset(team, 0, size);
+    omp_thr *t = (omp_thr *)(team + 1);
+    team->nthreads = 1;
+    team->thr = t;
+    for (unsigned i = 0; i < OMP_WS_SLOTS; i++)
+        atomic_init(&team->ws[i].seq, i);
+    t->team = team;
+    t->icv = env_icv;
+    t->initial = true;
+    myr_key_set(thr_key, t);
+    return t;
+}
+
+void myr_omp_set_thr(omp_thr *t)
+{
+    myr_key_set(thr_key, t);
+}
+
+void myr_omp_wait_zero(_Atomic uint32_t *c)
+{
+    for (;;) {
+        uint32_t v = atomic_load_explicit(c, memory_order_acquire);
+        if (v == 0)
+            return;
+        myr_omp_wait_change(c, v);
+    }
+}
+
+void myr_omp_count_done(_Atomic uint32_t *c)
+{
+    if (atomic_fetch_sub_explicit(c, 1, memory_order_acq_rel) == 1)
+        myr_omp_unpark(c, true);
+}
+
+/* ---- barrier --------------------------------------------------------- */
+
+/* Centralized: the last thread in waits for the team's explicit tasks
+ * (a barrier completes them), then moves bar_gen and wakes the others. */
+void myr_omp_barrier(omp_thr *t)
+{
+    omp_team *team = t->team;
+    if (team->nthreads == 1) {
+        myr_omp_tasks_wait_team(team);
+        return;
+    }
+    uint32_t gen = atomic_load_explicit(&team->bar_gen, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&team->bar_arrived, 1, memory_order_acq_rel)
+        == team->nthreads - 1) {
+        myr_omp_tasks_wait_team(team);
+        atomic_store_explicit(&team->bar_arrived, 0, memory_order_relaxed);
+        atomic_store_explicit(&team->bar_gen, gen + 1, memory_order_release);
+        myr_omp_unpark(&team->bar_gen, true);
+        return;
+    }
+    myr_omp_wait_change(&team->bar_gen, gen);
+}
+
+/* ---- parallel -------------------------------------------------------- */
+
+static void *thread_main(void *arg)
+{
+    omp_thr *t = arg;
+    omp_team *team = t->team;
+    myr_key_set(thr_key, t);
+    team->fn(team->data);
+    /* Its explicit tasks may still run; they hold no pointer to t. */
+    myr_key_set(thr_key, NULL);
+    myr_omp_deps_clear(t);
+    myr_omp_count_done(&team->live);
+    return NULL;
+}
+
+static unsigned team_size(omp_thr *t, unsigned asked)
+{
+    long n = asked;
+    if (n == 0) {
+        n = t->icv.nthreads;
+        if (n == 0)
+            n = myr_omp_default_threads();
+    }
+    if (t->active_level >= t->icv.max_active_levels)
+        return 1;
+    if (t->icv.dynamic) {
+        long d = myr_omp_default_threads();
+        if (n > d)
+            n = d;
+    }
+    if (n > t->icv.thread_limit)
+        n = t->icv.thread_limit;
+    return n < 1 ? 1 : (unsigned)n;
+}
+
+void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
+                      void (*prep)(omp_team *, void *), void *prep_arg)
+{
+    omp_thr *up = myr_omp_thr();
+    unsigned n = team_size(up, asked);
+    omp_team *team = aligned_alloc(64, (sizeof *team + n * sizeof(omp_thr)
+                                        + 63) / 64 * 64);
+    if (!team)
+        myr_omp_unsupported("a parallel region without memory for its team");
+    memset(team, 0, sizeof *team + n * sizeof(omp_thr));
+    team->nthreads = n;
+    team->fn = fn;
+    team->data = data;
+    team->thr = (omp_thr *)(team + 1);
+    for (unsigned i = 0; i < OMP_WS_SLOTS; i++)
+        atomic_init(&team->ws[i].seq, i);
+    if (prep)
+        prep(team, prep_arg);
+    /* The child ICVs: nthreads-var moves along OMP_NUM_THREADS's list. */
+    omp_icv icv = up->icv;
+    if (icv.nest_pos + 1 < env_nthreads_count) {
+        icv.nest_pos++;
+        icv.nthreads = env_nthreads_list[icv.nest_pos];
+    }
+    for (unsigned i = 0; i < n; i++) {
+        omp_thr *t = &team->thr[i];
+        t->team = team;
+        t->num = i;
+        t->level = up->level + 1;
+        t->active_level = up->active_level + (n > 1);
+        t->up = up;
+        t->icv = icv;
+        t->final = false;
+        if (prep) {  /* slot 0 is taken by the combined construct */
+            t->ws = &team->ws[0];
+            t->ws_seq = 1;
+        }
+    }
+    atomic_store_explicit(&team->live, n - 1, memory_order_relaxed);
+    for (unsigned i = 1; i < n; i++)
+        if (myr_ult_spawn(NULL, thread_main, &team->thr[i]) != MYR_OK)
+            myr_omp_unsupported("a parallel region whose threads cannot be "
+                                "spawned (out of memory or stacks)");
+    myr_key_set(thr_key, &team->thr[0]);
+    fn(data);
+    /* The region's end is a barrier: its threads, then its tasks. */
+    myr_omp_deps_clear(&team->thr[0]);
+    myr_omp_wait_zero(&team->live);
+    myr_omp_tasks_wait_team(team);
+    myr_key_set(thr_key, up);
+    for (unsigned i = 0; i < OMP_WS_SLOTS; i++)
+        free(team->ws[i].mem);
+    free(team);
+}
+
+/* ---- GOMP entry points ---------------------------------------------- */
+
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
+                   unsigned flags)
+{
+    (void)flags;  /* proc_bind: ULTs are not bound to cores */
+    myr_omp_parallel(fn, data, num_threads, NULL, NULL);
+}
+
+void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
+{
+    (void)fn; (void)data; (void)num_threads;
+    myr_omp_unsupported("GOMP_parallel_start (the ABI of gcc before 4.9)");
+}
+
+void GOMP_parallel_end(void)
+{
+    myr_omp_unsupported("GOMP_parallel_end (the ABI of gcc before 4.9)");
+}
+
+void GOMP_barrier(void)
+{
+    myr_omp_barrier(myr_omp_thr());
+}
+
+bool GOMP_barrier_cancel(void)
+{
+    myr_omp_barrier(myr_omp_thr());
+    return false;
+}
+
+bool GOMP_cancel(int which, bool do_cancel)
+{
+    (void)which;
+    if (do_cancel)
+        myr_omp_unsupported("GOMP_cancel (OpenMP cancellation)");
+    return false;
+}
+
+bool GOMP_cancellation_point(int which)
+{
+    (void)which;
+    return false;  /* cancellation is never activated (OMP_CANCELLATION) */
+}
+
+void GOMP_parallel_reductions(void)
+{
+    myr_omp_unsupported("GOMP_parallel_reductions (task reductions)");
+}
+
+void GOMP_teams(void)
+{
+    myr_omp_unsupported("GOMP_teams (the teams construct)");
+}
+
+void GOMP_teams_reg(void)
+{
+    myr_omp_unsupported("GOMP_teams_reg (the teams construct)");
+}
