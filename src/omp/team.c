@@ -158,7 +158,8 @@ static void read_env(void)
         myr_omp_unsupported("OpenMP outside Myriad's ULT runtime (no ULT key)");
     env_num_threads();
     omp_icv *icv = &env_icv;
-    icv->nthreads = 0;  /* 0: the default team size, computed when used */
+    /* 0: the default team size, computed when used */
+    icv->nthreads = env_nthreads_count ? env_nthreads_list[0] : 0;
     icv->nest_pos = 0;
     icv->dynamic = env_bool("OMP_DYNAMIC", false);
     bool nested = env_bool("OMP_NESTED", env_nthreads_count > 1);
