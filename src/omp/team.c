@@ -325,8 +325,12 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
         }
     }
     atomic_store_explicit(&team->live, n - 1, memory_order_relaxed);
+    /* Threads start on the next workers round-robin, not all queued
+     * behind thread 0 waiting to be stolen. */
+    int workers = myr_worker_count(), self = myr_worker_self();
     for (unsigned i = 1; i < n; i++)
-        if (myr_ult_spawn(NULL, thread_main, &team->thr[i]) != MYR_OK)
+        if (myr_ult_spawn_on((self < 0 ? 0 : self + (int)i) % workers, NULL,
+                             thread_main, &team->thr[i]) != MYR_OK)
             myr_omp_unsupported("a parallel region whose threads cannot be "
                                 "spawned (out of memory or stacks)");
     myr_key_set(thr_key, &team->thr[0]);
