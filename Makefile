@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check conformance bench bench-demo bench-lu bench-threads bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
+.PHONY: all deps demo check conformance bench bench-demo bench-lu bench-threads bench-omp bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -42,6 +42,12 @@ bench-lu: all
 # MPI and MPICH with pthreads (scripts/bench-threads, issue 20; ~1-2 min).
 bench-threads: all
 	BUILD=$(BUILD) scripts/bench-threads $(BENCH_ARGS)
+
+# OpenMP overheads (bench/omp.c: parallel, barrier, for, single, critical,
+# reduction, task, nested) on Myriad's runtime beside libgomp, same run
+# (scripts/bench-omp, issue 21).
+bench-omp: all
+	BUILD=$(BUILD) scripts/bench-omp $(BENCH_ARGS)
 
 # The whole test suite: normal build, ASan+UBSan build, aarch64 under qemu.
 check: deps
