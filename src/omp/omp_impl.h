@@ -108,6 +108,7 @@ struct omp_thr {
     /* tasks */
     bool final;
     bool initial;                   /* owned by the ULT key (team.c) */
+    struct omp_pool *pool;          /* an initial thread's idle threads */
     omp_children children;
     omp_taskgroup *taskgroup;
     struct omp_deps *deps;          /* dependences among its children */

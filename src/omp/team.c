@@ -8,6 +8,11 @@
  * allocation, freed by thread 0 once every other thread has ended
  * (team->live) and every explicit task of the team has finished.
  *
+ * A rank keeps the ULTs of its outermost regions for the next one (a
+ * pool, parked on their `go` word between regions), so a region costs a
+ * wake-up, not a spawn; they end when the rank ends (the key's destructor).
+ * Nested regions, and ULTs that are no rank, spawn threads each time.
+ *
  * Default team size (nthreads-var): the workers divided by the ranks of
  * this OS process, at least 1, so that ranks × threads never exceeds the
  * cores Myriad runs on; OMP_NUM_THREADS overrides it.
@@ -22,12 +27,39 @@
 
 static myr_key_t thr_key;
 
+/* A pooled thread: `go` is 0 idle, 1 with a thread state to run, 2 to end;
+ * only its owner (the rank's initial thread) sets it to 1 or 2, and only
+ * when the pooled thread is idle (it sets go back to 0 before it counts
+ * itself out of the region). */
+typedef struct omp_pooled {
+    _Atomic uint32_t go;
+    omp_thr *thr;
+} __attribute__((aligned(64))) omp_pooled;
+
+typedef struct omp_pool {
+    unsigned n, cap;
+    omp_pooled **threads;
+} omp_pool;
+
+static void pool_end(omp_pool *pool)
+{
+    for (unsigned i = 0; i < pool->n; i++) {
+        atomic_store_explicit(&pool->threads[i]->go, 2, memory_order_release);
+        myr_omp_unpark(&pool->threads[i]->go, false);
+    }
+    free(pool->threads);
+    free(pool);
+}
+
 /* Runs when a ULT ends holding a state: only initial states are its own. */
 static void free_initial(void *p)
 {
     omp_thr *t = p;
-    if (t->initial)
+    if (t->initial) {
+        if (t->pool)
+            pool_end(t->pool);
         free(t->team);
+    }
 }
 static omp_icv env_icv;            /* from OMP_* (read once) */
 static int env_nthreads_list[8];   /* OMP_NUM_THREADS=a,b,...: per level */
@@ -253,17 +285,82 @@ void myr_omp_barrier(omp_thr *t)
 
 /* ---- parallel -------------------------------------------------------- */
 
-static void *thread_main(void *arg)
+static void run_thread(omp_thr *t)
 {
-    omp_thr *t = arg;
     omp_team *team = t->team;
     myr_key_set(thr_key, t);
     team->fn(team->data);
     /* Its explicit tasks may still run; they hold no pointer to t. */
     myr_key_set(thr_key, NULL);
     myr_omp_deps_clear(t);
-    myr_omp_count_done(&team->live);
+    myr_omp_count_done(&team->live);  /* the team may be freed from here */
+}
+
+static void *thread_main(void *arg)
+{
+    run_thread(arg);
     return NULL;
+}
+
+static void *pooled_main(void *arg)
+{
+    omp_pooled *p = arg;
+    for (;;) {
+        myr_omp_wait_change(&p->go, 0);
+        if (atomic_load_explicit(&p->go, memory_order_acquire) == 2)
+            break;
+        omp_thr *t = p->thr;
+        atomic_store_explicit(&p->go, 0, memory_order_relaxed);
+        run_thread(t);
+    }
+    free(p);
+    return NULL;
+}
+
+/* Start threads 1..n-1 of `team`: from the pool of a rank's initial
+ * thread, else as new ULTs. Round-robin on the workers after the
+ * caller's, not all queued behind thread 0 waiting to be stolen. */
+static void start_threads(omp_thr *up, omp_team *team, unsigned n)
+{
+    int workers = myr_worker_count(), self = myr_worker_self();
+    if (self < 0)
+        self = 0;
+    omp_pool *pool = NULL;
+    if (up->initial && myr_ult_inherited()) {
+        if (!up->pool)
+            up->pool = calloc(1, sizeof *up->pool);
+        pool = up->pool;
+    }
+    if (pool && pool->cap < n - 1) {
+        omp_pooled **t = realloc(pool->threads, (n - 1) * sizeof *t);
+        if (t) {
+            pool->threads = t;
+            pool->cap = n - 1;
+        }
+    }
+    for (unsigned i = 1; i < n; i++) {
+        int worker = (self + (int)i) % workers;
+        if (!pool || i - 1 >= pool->cap) {
+            if (myr_ult_spawn_on(worker, NULL, thread_main, &team->thr[i]) != MYR_OK)
+                myr_omp_unsupported("a parallel region whose threads cannot "
+                                    "be spawned (out of memory or stacks)");
+            continue;
+        }
+        if (i - 1 == pool->n) {
+            omp_pooled *p = aligned_alloc(64, sizeof *p);
+            if (!p)
+                myr_omp_unsupported("a parallel region without memory");
+            atomic_init(&p->go, 0);
+            if (myr_ult_spawn_on(worker, NULL, pooled_main, p) != MYR_OK)
+                myr_omp_unsupported("a parallel region whose threads cannot "
+                                    "be spawned (out of memory or stacks)");
+            pool->threads[pool->n++] = p;
+        }
+        omp_pooled *p = pool->threads[i - 1];
+        p->thr = &team->thr[i];
+        atomic_store_explicit(&p->go, 1, memory_order_release);
+        myr_omp_unpark(&p->go, false);
+    }
 }
 
 static unsigned team_size(omp_thr *t, unsigned asked)
@@ -325,14 +422,7 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
         }
     }
     atomic_store_explicit(&team->live, n - 1, memory_order_relaxed);
-    /* Threads start on the next workers round-robin, not all queued
-     * behind thread 0 waiting to be stolen. */
-    int workers = myr_worker_count(), self = myr_worker_self();
-    for (unsigned i = 1; i < n; i++)
-        if (myr_ult_spawn_on((self < 0 ? 0 : self + (int)i) % workers, NULL,
-                             thread_main, &team->thr[i]) != MYR_OK)
-            myr_omp_unsupported("a parallel region whose threads cannot be "
-                                "spawned (out of memory or stacks)");
+    start_threads(up, team, n);
     myr_key_set(thr_key, &team->thr[0]);
     fn(data);
     /* The region's end is a barrier: its threads, then its tasks. */
