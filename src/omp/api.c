@@ -3,6 +3,11 @@
  * Setters change the calling task's ICVs only, as OpenMP says.
  */
 #include <omp.h>   /* gcc's own: the prototypes programs compile against */
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "omp/omp_impl.h"
@@ -107,7 +112,7 @@ double omp_get_wtick(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int omp_get_cancellation(void) { return 0; }
+int omp_get_cancellation(void) { return 0; }  /* GOMP_cancel says why */
 omp_proc_bind_t omp_get_proc_bind(void) { return omp_proc_bind_false; }
 int omp_get_num_places(void) { return 0; }
 int omp_get_place_num(void) { return -1; }
@@ -120,3 +125,191 @@ int omp_get_team_num(void) { return 0; }
 int omp_is_initial_device(void) { return 1; }
 int omp_get_initial_device(void) { return 0; }
 int omp_get_max_task_priority(void) { return 0; }  /* priorities are not used */
+
+/* ---- OpenMP 5 additions gcc 12's omp.h declares ---------------------- */
+
+int omp_get_device_num(void) { return omp_get_initial_device(); }
+int omp_get_place_num_procs(int place) { (void)place; return 0; }
+void omp_get_place_proc_ids(int place, int *ids) { (void)place; (void)ids; }
+void omp_get_partition_place_nums(int *nums) { (void)nums; }
+
+/* teams ICVs: no teams construct (docs/openmp.md), one team. */
+void omp_set_num_teams(int n) { (void)n; }
+int omp_get_max_teams(void) { return 1; }
+void omp_set_teams_thread_limit(int n) { (void)n; }
+int omp_get_teams_thread_limit(void) { return omp_get_thread_limit(); }
+
+/* Nothing held between regions but parked ULTs, released with the rank. */
+int omp_pause_resource(omp_pause_resource_t kind, int device)
+{
+    (void)kind;
+    (void)device;
+    return 0;
+}
+int omp_pause_resource_all(omp_pause_resource_t kind) { (void)kind; return 0; }
+
+void omp_fulfill_event(omp_event_handle_t event)
+{
+    (void)event;
+    myr_omp_unsupported("omp_fulfill_event (detached tasks)");
+}
+
+void omp_set_affinity_format(const char *format)
+{
+    (void)format;
+    myr_omp_unsupported("omp_set_affinity_format (affinity: ULTs are not bound)");
+}
+size_t omp_get_affinity_format(char *buf, size_t size)
+{
+    (void)buf; (void)size;
+    myr_omp_unsupported("omp_get_affinity_format (affinity: ULTs are not bound)");
+}
+void omp_display_affinity(const char *format)
+{
+    (void)format;
+    myr_omp_unsupported("omp_display_affinity (affinity: ULTs are not bound)");
+}
+size_t omp_capture_affinity(char *buf, size_t size, const char *format)
+{
+    (void)buf; (void)size; (void)format;
+    myr_omp_unsupported("omp_capture_affinity (affinity: ULTs are not bound)");
+}
+
+void omp_display_env(int verbose)
+{
+    (void)verbose;
+    omp_sched_t kind;
+    int chunk;
+    omp_get_schedule(&kind, &chunk);
+    static const char *kinds[] = { "?", "STATIC", "DYNAMIC", "GUIDED", "AUTO" };
+    fprintf(stderr,
+            "\nOPENMP DISPLAY ENVIRONMENT BEGIN\n"
+            "  _OPENMP = '201511'\n"
+            "  [host] OMP_DYNAMIC = '%s'\n"
+            "  [host] OMP_NESTED = '%s'\n"
+            "  [host] OMP_NUM_THREADS = '%d'\n"
+            "  [host] OMP_SCHEDULE = '%s,%d'\n"
+            "  [host] OMP_MAX_ACTIVE_LEVELS = '%d'\n"
+            "  [host] OMP_THREAD_LIMIT = '%d'\n"
+            "  [host] OMP_PROC_BIND = 'FALSE'\n"
+            "  MYRIAD: OpenMP threads are ULTs; default team = workers / ranks\n"
+            "OPENMP DISPLAY ENVIRONMENT END\n",
+            omp_get_dynamic() ? "TRUE" : "FALSE",
+            omp_get_nested() ? "TRUE" : "FALSE", omp_get_max_threads(),
+            (unsigned)kind <= 4 ? kinds[kind] : "?", chunk,
+            omp_get_max_active_levels(), omp_get_thread_limit());
+}
+
+/* ---- memory allocators: the predefined ones, all host memory ------------
+ * A header before each block keeps what omp_realloc and omp_free need. */
+
+typedef struct alloc_header {
+    void *base;
+    size_t size;
+} alloc_header;
+
+void *myr_omp_alloc(size_t align, size_t size);
+void myr_omp_free(void *p);
+
+void *myr_omp_alloc(size_t align, size_t size)
+{
+    if (align < alignof(max_align_t))
+        align = alignof(max_align_t);
+    if (align & (align - 1))
+        return NULL;  /* not a power of two: OpenMP says the call fails */
+    size_t total = size + align + sizeof(alloc_header);
+    if (total < size)
+        return NULL;
+    char *base = malloc(total);
+    if (!base)
+        return NULL;
+    uintptr_t p = ((uintptr_t)base + sizeof(alloc_header) + align - 1)
+                  & ~(uintptr_t)(align - 1);
+    alloc_header *h = (alloc_header *)p - 1;
+    h->base = base;
+    h->size = size;
+    return (void *)p;
+}
+
+void myr_omp_free(void *p)
+{
+    if (p)
+        free(((alloc_header *)p - 1)->base);
+}
+
+static void check_allocator(omp_allocator_handle_t a, const char *call)
+{
+    if ((uintptr_t)a > omp_thread_mem_alloc) {
+        fprintf(stderr, "%s: allocator %lu is not a predefined one (Myriad's "
+                "OpenMP runtime has no user-defined allocators)\n", call,
+                (unsigned long)a);
+        abort();
+    }
+}
+
+omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t space, int ntraits,
+                                          const omp_alloctrait_t traits[])
+{
+    (void)space; (void)ntraits; (void)traits;
+    myr_omp_unsupported("omp_init_allocator (allocators with traits)");
+}
+void omp_destroy_allocator(omp_allocator_handle_t a)
+{
+    check_allocator(a, "omp_destroy_allocator");
+}
+void omp_set_default_allocator(omp_allocator_handle_t a)
+{
+    check_allocator(a, "omp_set_default_allocator");
+}
+omp_allocator_handle_t omp_get_default_allocator(void)
+{
+    return omp_default_mem_alloc;
+}
+
+void *omp_alloc(size_t size, omp_allocator_handle_t a)
+{
+    check_allocator(a, "omp_alloc");
+    return size ? myr_omp_alloc(0, size) : NULL;
+}
+void *omp_aligned_alloc(size_t align, size_t size, omp_allocator_handle_t a)
+{
+    check_allocator(a, "omp_aligned_alloc");
+    return size ? myr_omp_alloc(align, size) : NULL;
+}
+void *omp_calloc(size_t n, size_t size, omp_allocator_handle_t a)
+{
+    return omp_aligned_calloc(0, n, size, a);
+}
+void *omp_aligned_calloc(size_t align, size_t n, size_t size,
+                         omp_allocator_handle_t a)
+{
+    check_allocator(a, "omp_aligned_calloc");
+    if (!n || !size || n > SIZE_MAX / size)
+        return NULL;
+    void *p = myr_omp_alloc(align, n * size);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
+void *omp_realloc(void *p, size_t size, omp_allocator_handle_t a,
+                  omp_allocator_handle_t free_a)
+{
+    check_allocator(a, "omp_realloc");
+    check_allocator(free_a, "omp_realloc");
+    if (!size) {
+        myr_omp_free(p);
+        return NULL;
+    }
+    void *q = myr_omp_alloc(0, size);
+    if (q && p) {
+        size_t old = ((alloc_header *)p - 1)->size;
+        memcpy(q, p, old < size ? old : size);
+        myr_omp_free(p);
+    }
+    return q;
+}
+void omp_free(void *p, omp_allocator_handle_t a)
+{
+    (void)a;
+    myr_omp_free(p);
+}

@@ -466,18 +466,20 @@ bool GOMP_barrier_cancel(void)
     return false;
 }
 
+/* With cancellation off (OMP_CANCELLATION, the default) OpenMP ignores
+ * cancel directives; on, Myriad cannot honour them. */
 bool GOMP_cancel(int which, bool do_cancel)
 {
     (void)which;
-    if (do_cancel)
-        myr_omp_unsupported("GOMP_cancel (OpenMP cancellation)");
+    if (do_cancel && env_bool("OMP_CANCELLATION", false))
+        myr_omp_unsupported("GOMP_cancel (OMP_CANCELLATION=true)");
     return false;
 }
 
 bool GOMP_cancellation_point(int which)
 {
     (void)which;
-    return false;  /* cancellation is never activated (OMP_CANCELLATION) */
+    return false;  /* nothing is ever cancelled (GOMP_cancel) */
 }
 
 void GOMP_parallel_reductions(void)

@@ -6,6 +6,7 @@
  */
 #include <mpi.h>
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -706,7 +707,70 @@ static void multiple_threads_send_and_receive(void)
     finish();
 }
 
+/* ---- OpenMP 5 extras gcc 12 lowers to calls ------------------------- */
+
+static void allocators_scope_and_error_directive(void)
+{
+    init(MPI_THREAD_FUNNELED);
+    CHECK(omp_get_default_allocator() == omp_default_mem_alloc);
+    int *a = omp_alloc(100 * sizeof(int), omp_default_mem_alloc);
+    CHECK(a != NULL);
+    for (int i = 0; i < 100; i++)
+        a[i] = i;
+    a = omp_realloc(a, 1000 * sizeof(int), omp_default_mem_alloc,
+                    omp_default_mem_alloc);
+    CHECK(a != NULL && a[99] == 99);
+    omp_free(a, omp_default_mem_alloc);
+    double *d = omp_aligned_alloc(256, 10 * sizeof(double), omp_large_cap_mem_alloc);
+    CHECK(d != NULL && (uintptr_t)d % 256 == 0);
+    omp_free(d, omp_null_allocator);
+    long *z = omp_calloc(64, sizeof(long), omp_default_mem_alloc);
+    CHECK(z != NULL);
+    for (int i = 0; i < 64; i++)
+        CHECK(z[i] == 0);
+    omp_free(z, omp_default_mem_alloc);
+    CHECK(omp_alloc(0, omp_default_mem_alloc) == NULL);
+    int last = -1, s = 0, v[N];
+    for (int i = 0; i < N; i++)
+        v[i] = (i % 7 == 3);
+    #pragma omp parallel num_threads(3)
+    {
+        #pragma omp for schedule(dynamic, 5) lastprivate(conditional: last)
+        for (int i = 0; i < N; i++)
+            if (v[i])
+                last = i;
+        #pragma omp scope reduction(+:s)
+        s += 1;
+        int x = 5;
+        #pragma omp parallel num_threads(1) firstprivate(x) allocate(omp_default_mem_alloc: x)
+        CHECK(x == 5);
+        #pragma omp error at(execution) severity(warning) message("a warning, as the test expects")
+        /* Cancellation is off (OMP_CANCELLATION): OpenMP ignores it. */
+        #pragma omp cancel parallel if (s < 0)
+    }
+    CHECK(last == 997);
+    CHECK(s == 3);
+    CHECK(omp_pause_resource_all(omp_pause_soft) == 0);
+    finish();
+}
+
+/* What is not implemented says so and stops (docs/openmp.md). */
+static void doacross_loops_are_refused(void)
+{
+    init(MPI_THREAD_FUNNELED);
+    static int a[N];
+    #pragma omp parallel for ordered(1) num_threads(2)
+    for (int i = 1; i < N; i++) {
+        #pragma omp ordered depend(sink: i - 1)
+        a[i] = a[i - 1] + 1;
+        #pragma omp ordered depend(source)
+    }
+    finish();
+}
+
 static const test_case cases[] = {
+    {"allocators_scope_and_error_directive", allocators_scope_and_error_directive},
+    {"doacross_loops_are_refused", doacross_loops_are_refused},
     {"parallel_runs_every_thread_once", parallel_runs_every_thread_once},
     {"default_team_never_oversubscribes", default_team_never_oversubscribes},
     {"nested_parallel_levels", nested_parallel_levels},
