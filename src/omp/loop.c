@@ -7,6 +7,8 @@
  * Waiting for a slot or for `ready` yields the ULT: it lasts as long as a
  * thread needs to fill a slot, or to leave a construct OMP_WS_SLOTS behind.
  *
+ * Doacross (ordered(n), depend(sink/source)): see the section at the end.
+ *
  * Ordered: chunks of a loop tile [0, n) in the order they are handed out;
  * ord_next is the first iteration whose ordered regions may run. A thread
  * runs the ordered regions of its chunk [i0, i1) once ord_next == i0, and
@@ -14,6 +16,7 @@
  * moves ord_next to i1. Chunks are handed out in increasing order, so the
  * wait only ever depends on threads holding earlier chunks.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +66,8 @@ static void ws_end(omp_thr *t)
         unsigned long k = atomic_load_explicit(&ws->seq, memory_order_relaxed);
         free(ws->mem);
         ws->mem = NULL;
+        free(ws->doacross);
+        ws->doacross = NULL;
         ws->copyprivate = NULL;
         atomic_store_explicit(&ws->arrived, 0, memory_order_relaxed);
         atomic_store_explicit(&ws->left, 0, memory_order_relaxed);
@@ -363,11 +368,6 @@ bool GOMP_loop_ordered_start(long start, long end, long incr, long sched,
     return istart ? next_long(t, istart, iend, true) : false;
 }
 
-bool GOMP_loop_doacross_start(void)
-{
-    myr_omp_unsupported("GOMP_loop_doacross_start (ordered(n) / depend(sink))");
-}
-
 /* ---- unsigned long long loops --------------------------------------- */
 
 #define ULL_KIND(name, kind)                                                  \
@@ -439,21 +439,6 @@ bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr,
     int s = resolve_sched(t, (int)sched, &c);
     loop_begin(t, s, trip_count(up, start, end, incr, false), start, incr, c, mem);
     return istart ? next_ull(t, istart, iend, true) : false;
-}
-
-bool GOMP_loop_ull_doacross_start(void)
-{
-    myr_omp_unsupported("GOMP_loop_ull_doacross_start (ordered(n) / depend(sink))");
-}
-
-void GOMP_doacross_post(void)
-{
-    myr_omp_unsupported("GOMP_doacross_post (depend(source))");
-}
-
-void GOMP_doacross_wait(void)
-{
-    myr_omp_unsupported("GOMP_doacross_wait (depend(sink))");
 }
 
 /* ---- end of a loop, ordered ----------------------------------------- */
@@ -630,4 +615,253 @@ void GOMP_single_copy_end(void *data)
     t->ws->copyprivate = data;
     myr_omp_barrier(t);
     ws_end(t);
+}
+
+/* ---- doacross loops ---------------------------------------------------
+ *
+ * gcc hands out the outermost of the ordered(n) loops as a loop of
+ * iterations [0, counts[0]) (through the usual _next entry points) and
+ * names an iteration by its vector of 0-based logical indices. Iterations
+ * run in lexicographic order within one *owner*: a thread (static
+ * schedules), a chunk (dynamic), an outer iteration (guided). Each owner
+ * has one word: 1 + the lexicographic rank of the last iteration it
+ * posted (depend(source)); depend(sink: v) waits until v's owner's word
+ * passes v's rank. A waiter parks on `gen` after announcing itself in
+ * `waiters` (both sides seq_cst: the poster either sees the waiter and
+ * bumps gen, or the waiter sees the post).
+ */
+typedef struct omp_doacross {
+    unsigned ncounts;
+    int sched;
+    ull chunk, n0;
+    ull q, r;                       /* static without chunk: the blocks */
+    _Atomic uint32_t gen;
+    _Atomic uint32_t waiters;
+    ull radix[16];                  /* lexicographic rank = sum v[i] * radix[i] */
+    _Atomic ull posted[];           /* per owner */
+} omp_doacross;
+
+static ull owner_of(const omp_doacross *d, unsigned nthreads, ull first)
+{
+    switch (d->sched) {
+    case OMP_SCHED_STATIC:
+        if (d->chunk == 0)
+            return first < d->r * (d->q + 1) ? first / (d->q + 1)
+                 : d->r + (first - d->r * (d->q + 1)) / d->q;
+        return first / d->chunk % nthreads;
+    case OMP_SCHED_DYNAMIC:
+        return first / d->chunk;
+    default:
+        return first;
+    }
+}
+
+static void doacross_begin(omp_thr *t, unsigned ncounts, const ull *counts,
+                           int sched, ull chunk, void **mem)
+{
+    if (ncounts > 16)
+        myr_omp_unsupported("doacross loops of more than 16 dimensions");
+    sched = resolve_sched(t, sched, &chunk);
+    bool first = ws_begin(t);
+    omp_ws *ws = t->ws;
+    if (!first) {
+        spin_until_ready(ws);
+        if (mem)
+            *mem = ws->mem;
+        return;
+    }
+    ws_fill(ws, sched, counts[0], 0, 1, chunk);
+    unsigned nth = t->team->nthreads;
+    ull owners = sched == OMP_SCHED_STATIC ? nth
+               : sched == OMP_SCHED_DYNAMIC ? (counts[0] + chunk - 1) / chunk
+               : counts[0];
+    omp_doacross *d = calloc(1, sizeof *d + (owners ? owners : 1) * sizeof(ull));
+    if (!d)
+        myr_omp_unsupported("a doacross loop beyond the memory available");
+    d->ncounts = ncounts;
+    d->sched = sched;
+    d->chunk = chunk;
+    d->n0 = counts[0];
+    d->q = counts[0] / nth;
+    d->r = counts[0] % nth;
+    ull radix = 1;
+    for (unsigned i = ncounts; i-- > 0;) {
+        d->radix[i] = radix;
+        if (counts[i] && radix > ~0ull / counts[i])
+            myr_omp_unsupported("doacross loops of more than 2^64 iterations");
+        radix *= counts[i] ? counts[i] : 1;
+    }
+    ws->doacross = d;
+    if (mem) {
+        size_t size = (size_t)(uintptr_t)*mem;
+        ws->mem = calloc(1, size ? size : 1);
+        if (!ws->mem)
+            myr_omp_unsupported("a loop's team buffer (out of memory)");
+    }
+    ws_publish(ws);
+    if (mem)
+        *mem = ws->mem;
+}
+
+static void doacross_post(const ull *v)
+{
+    omp_thr *t = myr_omp_thr();
+    omp_doacross *d = t->ws ? t->ws->doacross : NULL;
+    if (!d)
+        return;
+    ull rank = 0;
+    for (unsigned i = 0; i < d->ncounts; i++)
+        rank += v[i] * d->radix[i];
+    atomic_store(&d->posted[owner_of(d, t->team->nthreads, v[0])], rank + 1);
+    if (atomic_load(&d->waiters)) {
+        atomic_fetch_add(&d->gen, 1);
+        myr_omp_unpark(&d->gen, true);
+    }
+}
+
+static void doacross_wait(const ull *v)
+{
+    omp_thr *t = myr_omp_thr();
+    omp_doacross *d = t->ws ? t->ws->doacross : NULL;
+    if (!d || v[0] >= d->n0)
+        return;
+    ull rank = 0;
+    for (unsigned i = 0; i < d->ncounts; i++)
+        rank += v[i] * d->radix[i];
+    _Atomic ull *word = &d->posted[owner_of(d, t->team->nthreads, v[0])];
+    for (int i = 0; i < OMP_SPIN; i++) {
+        if (atomic_load_explicit(word, memory_order_acquire) > rank)
+            return;
+        __builtin_ia32_pause();
+    }
+    for (;;) {
+        uint32_t g = atomic_load(&d->gen);
+        atomic_fetch_add(&d->waiters, 1);
+        bool done = atomic_load(word) > rank;
+        if (!done)
+            myr_omp_park(&d->gen, g);
+        atomic_fetch_sub(&d->waiters, 1);
+        if (done || atomic_load(word) > rank)
+            return;
+    }
+}
+
+static bool doacross_start_long(unsigned ncounts, long *counts, int sched,
+                                long chunk, long *istart, long *iend, void **mem)
+{
+    ull c[16];
+    for (unsigned i = 0; i < ncounts && i < 16; i++)
+        c[i] = counts[i] > 0 ? (ull)counts[i] : 0;
+    omp_thr *t = myr_omp_thr();
+    doacross_begin(t, ncounts, c, sched, chunk > 0 ? (ull)chunk : 0, mem);
+    return istart ? next_long(t, istart, iend, false) : false;
+}
+
+static bool doacross_start_ull(unsigned ncounts, ull *counts, int sched,
+                               ull chunk, ull *istart, ull *iend, void **mem)
+{
+    omp_thr *t = myr_omp_thr();
+    doacross_begin(t, ncounts, counts, sched, chunk, mem);
+    return istart ? next_ull(t, istart, iend, false) : false;
+}
+
+#define DOACROSS_KIND(name, kind)                                             \
+    bool GOMP_loop_doacross_##name##_start(unsigned ncounts, long *counts,    \
+                                           long chunk, long *istart,          \
+                                           long *iend)                        \
+    {                                                                         \
+        return doacross_start_long(ncounts, counts, kind, chunk, istart,      \
+                                   iend, NULL);                               \
+    }                                                                         \
+    bool GOMP_loop_ull_doacross_##name##_start(unsigned ncounts, ull *counts, \
+                                               ull chunk, ull *istart,        \
+                                               ull *iend)                     \
+    {                                                                         \
+        return doacross_start_ull(ncounts, counts, kind, chunk, istart, iend, \
+                                  NULL);                                      \
+    }
+
+DOACROSS_KIND(static, OMP_SCHED_STATIC)
+DOACROSS_KIND(dynamic, OMP_SCHED_DYNAMIC)
+DOACROSS_KIND(guided, OMP_SCHED_GUIDED)
+
+bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts,
+                                      long *istart, long *iend)
+{
+    return doacross_start_long(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart,
+                               iend, NULL);
+}
+
+bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, ull *counts,
+                                          ull *istart, ull *iend)
+{
+    return doacross_start_ull(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart,
+                              iend, NULL);
+}
+
+bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched,
+                              long chunk, long *istart, long *iend,
+                              uintptr_t *reductions, void **mem)
+{
+    no_task_reductions(reductions, "GOMP_loop_doacross_start with task reductions");
+    return doacross_start_long(ncounts, counts, (int)sched, chunk, istart,
+                               iend, mem);
+}
+
+bool GOMP_loop_ull_doacross_start(unsigned ncounts, ull *counts, long sched,
+                                  ull chunk, ull *istart, ull *iend,
+                                  uintptr_t *reductions, void **mem)
+{
+    no_task_reductions(reductions, "GOMP_loop_ull_doacross_start with task reductions");
+    return doacross_start_ull(ncounts, counts, (int)sched, chunk, istart, iend,
+                              mem);
+}
+
+void GOMP_doacross_post(long *counts)
+{
+    omp_thr *t = myr_omp_thr();
+    omp_doacross *d = t->ws ? t->ws->doacross : NULL;
+    if (!d)
+        return;
+    ull v[16];
+    for (unsigned i = 0; i < d->ncounts; i++)
+        v[i] = (ull)counts[i];
+    doacross_post(v);
+}
+
+void GOMP_doacross_ull_post(ull *counts)
+{
+    doacross_post(counts);
+}
+
+void GOMP_doacross_wait(long first, ...)
+{
+    omp_thr *t = myr_omp_thr();
+    omp_doacross *d = t->ws ? t->ws->doacross : NULL;
+    if (!d)
+        return;
+    ull v[16];
+    v[0] = (ull)first;
+    va_list ap;
+    va_start(ap, first);
+    for (unsigned i = 1; i < d->ncounts; i++)
+        v[i] = (ull)va_arg(ap, long);
+    va_end(ap);
+    doacross_wait(v);
+}
+
+void GOMP_doacross_ull_wait(ull first, ...)
+{
+    omp_thr *t = myr_omp_thr();
+    omp_doacross *d = t->ws ? t->ws->doacross : NULL;
+    if (!d)
+        return;
+    ull v[16];
+    v[0] = first;
+    va_list ap;
+    va_start(ap, first);
+    for (unsigned i = 1; i < d->ncounts; i++)
+        v[i] = va_arg(ap, ull);
+    va_end(ap);
+    doacross_wait(v);
 }

@@ -63,6 +63,7 @@ typedef struct omp_ws {
     _Atomic uint32_t ord_gen;       /* bumped when ord_next moves */
     void *copyprivate;
     void *mem;                      /* GOMP_loop_start's team buffer */
+    struct omp_doacross *doacross;  /* ordered(n) loops (loop.c) */
 } __attribute__((aligned(64))) omp_ws;
 
 typedef struct omp_thr omp_thr;

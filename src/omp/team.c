@@ -430,8 +430,10 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
     myr_omp_wait_zero(&team->live);
     myr_omp_tasks_wait_team(team);
     myr_key_set(thr_key, up);
-    for (unsigned i = 0; i < OMP_WS_SLOTS; i++)
+    for (unsigned i = 0; i < OMP_WS_SLOTS; i++) {
         free(team->ws[i].mem);
+        free(team->ws[i].doacross);
+    }
     free(team);
 }
 

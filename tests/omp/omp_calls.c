@@ -754,23 +754,87 @@ static void allocators_scope_and_error_directive(void)
     finish();
 }
 
-/* What is not implemented says so and stops (docs/openmp.md). */
-static void doacross_loops_are_refused(void)
+enum { R = 40, C = 30 };
+
+/* a[i][j] of the wavefront: 0 outside the grid. */
+static __attribute__((noinline)) long cell(long (*m)[C], int i, int j)
+{
+    return i < 0 || j < 0 ? 0 : m[i][j];
+}
+
+/* ordered(n) loops: each iteration after the ones it names in depend(sink). */
+static void doacross_loops_follow_their_sinks(void)
 {
     init(MPI_THREAD_FUNNELED);
-    static int a[N];
-    #pragma omp parallel for ordered(1) num_threads(2)
-    for (int i = 1; i < N; i++) {
-        #pragma omp ordered depend(sink: i - 1)
-        a[i] = a[i - 1] + 1;
-        #pragma omp ordered depend(source)
+    static long a[R][C], ref[R][C];
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+            ref[i][j] = (cell(ref, i - 1, j) + cell(ref, i, j - 1) + 1) % 1000003;
+        }
+    #pragma omp parallel num_threads(4)
+    {
+        #pragma omp for ordered(2) schedule(static)
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++) {
+                #pragma omp ordered depend(sink: i - 1, j) depend(sink: i, j - 1)
+                a[i][j] = (cell(a, i - 1, j) + cell(a, i, j - 1) + 1) % 1000003;
+                #pragma omp ordered depend(source)
+            }
+        #pragma omp single
+        {
+            for (int i = 0; i < R; i++)
+                for (int j = 0; j < C; j++)
+                    CHECK(a[i][j] == ref[i][j]);
+            memset(a, 0, sizeof a);
+        }
+        #pragma omp for ordered(2) schedule(dynamic, 3)
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++) {
+                #pragma omp ordered depend(sink: i - 1, j) depend(sink: i, j - 1)
+                a[i][j] = (cell(a, i - 1, j) + cell(a, i, j - 1) + 1) % 1000003;
+                #pragma omp ordered depend(source)
+            }
+        #pragma omp single
+        {
+            for (int i = 0; i < R; i++)
+                for (int j = 0; j < C; j++)
+                    CHECK(a[i][j] == ref[i][j]);
+        }
+        static long v[N];
+        #pragma omp for ordered(1) schedule(guided)
+        for (int i = 0; i < N; i++) {
+            #pragma omp ordered depend(sink: i - 1)
+            v[i] = i ? v[i - 1] + i : 0;
+            #pragma omp ordered depend(source)
+        }
+        #pragma omp single
+        CHECK(v[N - 1] == (long)N * (N - 1) / 2);
     }
+    finish();
+}
+
+/* What is not implemented says so and stops (docs/openmp.md). */
+static void task_reductions_are_refused(void)
+{
+    init(MPI_THREAD_FUNNELED);
+    int x = 0;
+    #pragma omp parallel num_threads(2)
+    #pragma omp single
+    {
+        #pragma omp taskgroup task_reduction(+: x)
+        {
+            #pragma omp task in_reduction(+: x)
+            x++;
+        }
+    }
+    CHECK(x == 1);
     finish();
 }
 
 static const test_case cases[] = {
     {"allocators_scope_and_error_directive", allocators_scope_and_error_directive},
-    {"doacross_loops_are_refused", doacross_loops_are_refused},
+    {"doacross_loops_follow_their_sinks", doacross_loops_follow_their_sinks},
+    {"task_reductions_are_refused", task_reductions_are_refused},
     {"parallel_runs_every_thread_once", parallel_runs_every_thread_once},
     {"default_team_never_oversubscribes", default_team_never_oversubscribes},
     {"nested_parallel_levels", nested_parallel_levels},
