@@ -94,8 +94,11 @@ struct omp_taskgroup {
     omp_taskgroup *prev;
 };
 
+typedef struct omp_rank omp_rank;
+
 struct omp_thr {
     omp_team *team;
+    omp_rank *rank;                 /* the rank's critical/atomic locks */
     unsigned num;
     int level, active_level;
     omp_thr *up;                    /* encountering thread one level up */
@@ -124,6 +127,10 @@ void myr_omp_wait_change(_Atomic uint32_t *word, uint32_t seen);
 void myr_omp_mutex_lock(_Atomic uint32_t *m);
 void myr_omp_mutex_unlock(_Atomic uint32_t *m);
 bool myr_omp_mutex_trylock(_Atomic uint32_t *m);
+
+/* lock.c: the locks of unnamed and named critical sections and of atomic
+ * fallbacks are per rank (an MPI rank is a program of its own). */
+omp_rank *myr_omp_rank_of(void *inherited);
 
 /* team.c */
 omp_thr *myr_omp_thr(void);

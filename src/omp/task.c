@@ -296,6 +296,7 @@ static omp_task *task_new(omp_thr *c, void (*fn)(void *), void *data,
     t->thr.level = c->level;
     t->thr.active_level = c->active_level;
     t->thr.up = c->up;
+    t->thr.rank = c->rank;
     t->thr.icv = c->icv;
     t->thr.final = c->final || (flags & TASK_FINAL);
     t->thr.ws_seq = 0;

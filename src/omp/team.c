@@ -235,6 +235,7 @@ omp_thr *myr_omp_thr(void)
     t->team = team;
     t->icv = env_icv;
     t->initial = true;
+    t->rank = myr_omp_rank_of(myr_ult_inherited());
     myr_key_set(thr_key, t);
     return t;
 }
@@ -414,6 +415,7 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
         t->level = up->level + 1;
         t->active_level = up->active_level + (n > 1);
         t->up = up;
+        t->rank = up->rank;
         t->icv = icv;
         t->final = false;
         if (prep) {  /* slot 0 is taken by the combined construct */

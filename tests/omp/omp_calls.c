@@ -662,6 +662,41 @@ static void funneled_mpi_in_master(void)
     finish();
 }
 
+/* Ranks are separate programs: one rank inside a critical section (named
+ * or not) never keeps another rank out of its own, even while it waits in
+ * MPI for that rank. */
+static void critical_sections_are_per_rank(void)
+{
+    init(MPI_THREAD_SERIALIZED);
+    int peer = rank ^ 1, got = -1;
+    if (peer < nranks) {
+        #pragma omp parallel num_threads(2)
+        {
+            #pragma omp master
+            {
+                #pragma omp critical
+                {
+                    if (rank % 2 == 0)
+                        CHECK_OK(MPI_Ssend(&rank, 1, MPI_INT, peer, 7, MPI_COMM_WORLD));
+                    else
+                        CHECK_OK(MPI_Recv(&got, 1, MPI_INT, peer, 7, MPI_COMM_WORLD,
+                                          MPI_STATUS_IGNORE));
+                }
+                #pragma omp critical(named_one)
+                {
+                    if (rank % 2 == 1)
+                        CHECK_OK(MPI_Ssend(&rank, 1, MPI_INT, peer, 8, MPI_COMM_WORLD));
+                    else
+                        CHECK_OK(MPI_Recv(&got, 1, MPI_INT, peer, 8, MPI_COMM_WORLD,
+                                          MPI_STATUS_IGNORE));
+                }
+            }
+        }
+        CHECK(got == peer);
+    }
+    finish();
+}
+
 /* Each OpenMP thread of a rank exchanges with the same thread of the
  * paired rank; a blocked thread suspends only itself. */
 static void multiple_threads_send_and_receive(void)
@@ -852,6 +887,7 @@ static const test_case cases[] = {
     {"taskwait_and_taskgroup_wait", taskwait_and_taskgroup_wait},
     {"taskloop_covers_each_iteration_once", taskloop_covers_each_iteration_once},
     {"funneled_mpi_in_master", funneled_mpi_in_master},
+    {"critical_sections_are_per_rank", critical_sections_are_per_rank},
     {"multiple_threads_send_and_receive", multiple_threads_send_and_receive},
 };
 
