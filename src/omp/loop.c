@@ -637,8 +637,8 @@ typedef struct omp_doacross {
     ull q, r;                       /* static without chunk: the blocks */
     _Atomic uint32_t gen;
     _Atomic uint32_t waiters;
-    ull radix[16];                  /* lexicographic rank = sum v[i] * radix[i] */
-    _Atomic ull posted[];           /* per owner */
+    ull *radix;                     /* lexicographic rank = sum v[i] * radix[i] */
+    _Atomic ull posted[];           /* per owner, then radix[ncounts] */
 } omp_doacross;
 
 static ull owner_of(const omp_doacross *d, unsigned nthreads, ull first)
@@ -659,8 +659,6 @@ static ull owner_of(const omp_doacross *d, unsigned nthreads, ull first)
 static void doacross_begin(omp_thr *t, unsigned ncounts, const ull *counts,
                            int sched, ull chunk, void **mem)
 {
-    if (ncounts > 16)
-        myr_omp_unsupported("doacross loops of more than 16 dimensions");
     sched = resolve_sched(t, sched, &chunk);
     bool first = ws_begin(t);
     omp_ws *ws = t->ws;
@@ -675,9 +673,12 @@ static void doacross_begin(omp_thr *t, unsigned ncounts, const ull *counts,
     ull owners = sched == OMP_SCHED_STATIC ? nth
                : sched == OMP_SCHED_DYNAMIC ? (counts[0] + chunk - 1) / chunk
                : counts[0];
-    omp_doacross *d = calloc(1, sizeof *d + (owners ? owners : 1) * sizeof(ull));
+    if (!owners)
+        owners = 1;
+    omp_doacross *d = calloc(1, sizeof *d + (owners + ncounts) * sizeof(ull));
     if (!d)
         myr_omp_unsupported("a doacross loop beyond the memory available");
+    d->radix = (ull *)&d->posted[owners];
     d->ncounts = ncounts;
     d->sched = sched;
     d->chunk = chunk;
@@ -749,8 +750,8 @@ static void doacross_wait(const ull *v)
 static bool doacross_start_long(unsigned ncounts, long *counts, int sched,
                                 long chunk, long *istart, long *iend, void **mem)
 {
-    ull c[16];
-    for (unsigned i = 0; i < ncounts && i < 16; i++)
+    ull c[ncounts ? ncounts : 1];
+    for (unsigned i = 0; i < ncounts; i++)
         c[i] = counts[i] > 0 ? (ull)counts[i] : 0;
     omp_thr *t = myr_omp_thr();
     doacross_begin(t, ncounts, c, sched, chunk > 0 ? (ull)chunk : 0, mem);
@@ -823,7 +824,7 @@ void GOMP_doacross_post(long *counts)
     omp_doacross *d = t->ws ? t->ws->doacross : NULL;
     if (!d)
         return;
-    ull v[16];
+    ull v[d->ncounts];
     for (unsigned i = 0; i < d->ncounts; i++)
         v[i] = (ull)counts[i];
     doacross_post(v);
@@ -840,7 +841,7 @@ void GOMP_doacross_wait(long first, ...)
     omp_doacross *d = t->ws ? t->ws->doacross : NULL;
     if (!d)
         return;
-    ull v[16];
+    ull v[d->ncounts];
     v[0] = (ull)first;
     va_list ap;
     va_start(ap, first);
@@ -856,7 +857,7 @@ void GOMP_doacross_ull_wait(ull first, ...)
     omp_doacross *d = t->ws ? t->ws->doacross : NULL;
     if (!d)
         return;
-    ull v[16];
+    ull v[d->ncounts];
     v[0] = first;
     va_list ap;
     va_start(ap, first);

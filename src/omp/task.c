@@ -259,21 +259,39 @@ static void *task_main(void *arg)
 
 typedef unsigned long long ull;
 
+/* An included or undeferred task runs at once on the encountering ULT,
+ * with a data environment of its own: its own ICVs (omp_set_num_threads
+ * in it does not leak out), children and dependences. */
+static void run_included(omp_thr *t, void (*fn)(void *), void *arg,
+                         unsigned flags)
+{
+    omp_thr own = *t;
+    own.initial = false;
+    own.pool = NULL;
+    own.final = t->final || (flags & TASK_FINAL);
+    atomic_init(&own.children.count, 0);
+    own.taskgroup = NULL;
+    own.deps = NULL;
+    myr_omp_set_thr(&own);
+    fn(arg);
+    myr_omp_taskwait(&own);  /* its children count on `own` */
+    myr_omp_set_thr(t);
+}
+
 static void run_undeferred(omp_thr *t, void (*fn)(void *), void *data,
                            void (*cpyfn)(void *, void *), long size, long align,
                            unsigned flags)
 {
-    bool final = t->final;
-    t->final = final || (flags & TASK_FINAL);
     if (cpyfn) {
+        if (align < 1)
+            align = 1;
         char buf[size + align];
         char *arg = (char *)(((uintptr_t)buf + align - 1) & ~(uintptr_t)(align - 1));
         cpyfn(arg, data);
-        fn(arg);
+        run_included(t, fn, arg, flags);
     } else {
-        fn(data);
+        run_included(t, fn, data, flags);
     }
-    t->final = final;
 }
 
 static omp_task *task_new(omp_thr *c, void (*fn)(void *), void *data,
@@ -418,6 +436,8 @@ static void taskloop(void (*fn)(void *), void *data,
     omp_thr *c = myr_omp_thr();
     if (n == 0)
         return;
+    if (align < 1)
+        align = 1;
     ull ntasks;
     if (flags & TASK_GRAINSIZE) {
         ull g = num_tasks ? num_tasks : 1;
@@ -444,10 +464,7 @@ static void taskloop(void (*fn)(void *), void *data,
                 memcpy(arg, data, (size_t)size);
             ((ull *)arg)[0] = s;
             ((ull *)arg)[1] = e;
-            bool final = c->final;
-            c->final = final || (flags & TASK_FINAL);
-            fn(arg);
-            c->final = final;
+            run_included(c, fn, arg, flags);
             continue;
         }
         omp_task *t = task_new(c, fn, data, cpyfn, size, align, flags);
