@@ -185,24 +185,36 @@ void myr_omp_deps_clear(omp_thr *t)
 
 /* depend[]: gcc's layout. Old: [n, nout, out/inout addresses..., in
  * addresses...]. New (depend[0] == 0): [0, n, nout, nmutexinoutset, nin,
- * addresses in that order..., then depobj entries]. */
+ * addresses in that order..., then n - nout - nmutexinoutset - nin
+ * omp_depend_t objects (depobj), each {address, kind}]. mutexinoutset
+ * and inoutset are ordered as inout: stricter than OpenMP, never wrong. */
+enum { DEPEND_IN = 1, DEPEND_OUT = 2, DEPEND_INOUT = 3,
+       DEPEND_MUTEXINOUTSET = 4, DEPEND_INOUTSET = 5 };
+
 static void register_depend(omp_thr *creator, omp_task *t, void **depend)
 {
-    uintptr_t n, nout, first;
     if ((uintptr_t)depend[0]) {
-        n = (uintptr_t)depend[0];
-        nout = (uintptr_t)depend[1];
-        first = 2;
-    } else {
-        n = (uintptr_t)depend[1];
-        uintptr_t nmutex = (uintptr_t)depend[3], nin = (uintptr_t)depend[4];
-        nout = (uintptr_t)depend[2] + nmutex;  /* mutexinoutset as inout */
-        if (nout + nin != n)
-            myr_omp_unsupported("GOMP_task with depobj dependences");
-        first = 5;
+        uintptr_t n = (uintptr_t)depend[0], nout = (uintptr_t)depend[1];
+        for (uintptr_t i = 0; i < n; i++)
+            dep_register(creator, t, depend[2 + i], i < nout);
+        return;
     }
-    for (uintptr_t i = 0; i < n; i++)
-        dep_register(creator, t, depend[first + i], i < nout);
+    /* An iterator over an empty range gives depend[0] == 0 too, with no
+     * more words after depend[1] == 0. */
+    uintptr_t n = (uintptr_t)depend[1];
+    if (n == 0)
+        return;
+    uintptr_t nout = (uintptr_t)depend[2] + (uintptr_t)depend[3];
+    uintptr_t normal = nout + (uintptr_t)depend[4];
+    for (uintptr_t i = 0; i < normal; i++)
+        dep_register(creator, t, depend[5 + i], i < nout);
+    for (uintptr_t i = normal; i < n; i++) {
+        void **obj = depend[5 + i];
+        uintptr_t kind = (uintptr_t)obj[1];
+        if (kind < DEPEND_IN || kind > DEPEND_INOUTSET)
+            myr_omp_unsupported("GOMP_task with an omp_depend_t of an unknown kind");
+        dep_register(creator, t, obj[0], kind != DEPEND_IN);
+    }
 }
 
 /* ---- running and finishing ------------------------------------------- */
