@@ -1,6 +1,6 @@
 /*
- * misc.c — the rest of gcc 12's GOMP ABI: the error directive, allocate
- * clauses, scope, and the entry points Myriad does not implement (each
+ * misc.c — the rest of gcc 12's GOMP ABI: the error directive, scope,
+ * and the entry points Myriad does not implement (each
  * aborts naming itself; docs/openmp.md lists them).
  */
 #include <stdint.h>
@@ -25,25 +25,6 @@ void GOMP_error(const char *msg, size_t len)
     else
         fprintf(stderr, "OpenMP error: '#pragma omp error' encountered\n");
     exit(EXIT_FAILURE);
-}
-
-/* The allocate clause: every predefined allocator is the host's memory. */
-void *myr_omp_alloc(size_t align, size_t size);
-void myr_omp_free(void *p);
-
-void *GOMP_alloc(size_t align, size_t size, uintptr_t allocator)
-{
-    (void)allocator;
-    void *p = myr_omp_alloc(align, size);
-    if (!p && size)
-        myr_omp_unsupported("GOMP_alloc beyond the memory available");
-    return p;
-}
-
-void GOMP_free(void *p, uintptr_t allocator)
-{
-    (void)allocator;
-    myr_omp_free(p);
 }
 
 /* scope: its barrier is GOMP_barrier; only task reductions come here. */

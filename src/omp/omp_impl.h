@@ -47,6 +47,7 @@ typedef struct omp_icv {
     int max_active_levels;
     int sched, chunk;        /* run-sched-var */
     int thread_limit;
+    uintptr_t def_allocator;        /* def-allocator-var (alloc.c) */
 } omp_icv;
 
 typedef struct omp_ws {

@@ -201,6 +201,7 @@ static void read_env(void)
     icv->chunk = 1;
     env_schedule(icv);
     icv->thread_limit = (int)env_long("OMP_THREAD_LIMIT", 1 << 20, 1);
+    icv->def_allocator = 1;  /* omp_default_mem_alloc */
     /* OMP_PROC_BIND, OMP_PLACES: accepted and ignored (ULTs move). */
     atomic_store(&env_state, 2);
 }
