@@ -120,8 +120,8 @@ int omp_get_partition_num_places(void) { return 0; }
 int omp_get_default_device(void) { return 0; }
 void omp_set_default_device(int d) { (void)d; }
 int omp_get_num_devices(void) { return 0; }
-int omp_get_num_teams(void) { return 1; }
-int omp_get_team_num(void) { return 0; }
+int omp_get_num_teams(void) { return (int)myr_omp_thr()->num_teams; }
+int omp_get_team_num(void) { return (int)myr_omp_thr()->team_num; }
 int omp_is_initial_device(void) { return 1; }
 int omp_get_initial_device(void) { return 0; }
 int omp_get_max_task_priority(void) { return 0; }  /* priorities are not used */
@@ -133,9 +133,10 @@ int omp_get_place_num_procs(int place) { (void)place; return 0; }
 void omp_get_place_proc_ids(int place, int *ids) { (void)place; (void)ids; }
 void omp_get_partition_place_nums(int *nums) { (void)nums; }
 
-/* teams ICVs: no teams construct (docs/openmp.md), one team. */
+/* teams ICVs: nteams-var is not kept (GOMP_teams_reg's default league is
+ * the default team size). */
 void omp_set_num_teams(int n) { (void)n; }
-int omp_get_max_teams(void) { return 1; }
+int omp_get_max_teams(void) { return myr_omp_default_threads(); }
 void omp_set_teams_thread_limit(int n) { (void)n; }
 int omp_get_teams_thread_limit(void) { return omp_get_thread_limit(); }
 

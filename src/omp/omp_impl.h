@@ -112,6 +112,7 @@ struct omp_thr {
     bool ord_held;                  /* holds [ord_i0, ord_i1) for ordered */
     /* tasks */
     bool final;
+    unsigned team_num, num_teams;   /* host teams (GOMP_teams_reg) */
     bool initial;                   /* owned by the ULT key (team.c) */
     struct omp_pool *pool;          /* an initial thread's idle threads */
     omp_children children;

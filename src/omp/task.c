@@ -33,6 +33,7 @@ enum {
     TASK_UNTIED = 1, TASK_FINAL = 2, TASK_MERGEABLE = 4, TASK_DEPEND = 8,
     TASK_PRIORITY = 16, TASK_UP = 256, TASK_GRAINSIZE = 512, TASK_IF = 1024,
     TASK_NOGROUP = 2048, TASK_REDUCTION = 4096, TASK_DETACH = 8192,
+    TASK_STRICT = 16384,
 };
 
 typedef struct omp_task omp_task;
@@ -327,6 +328,8 @@ static omp_task *task_new(omp_thr *c, void (*fn)(void *), void *data,
     t->thr.active_level = c->active_level;
     t->thr.up = c->up;
     t->thr.rank = c->rank;
+    t->thr.team_num = c->team_num;
+    t->thr.num_teams = c->num_teams;
     t->thr.icv = c->icv;
     t->thr.final = c->final || (flags & TASK_FINAL);
     t->thr.ws_seq = 0;
@@ -450,10 +453,14 @@ static void taskloop(void (*fn)(void *), void *data,
         return;
     if (align < 1)
         align = 1;
-    ull ntasks;
+    ull ntasks, strict_len = 0;
     if (flags & TASK_GRAINSIZE) {
         ull g = num_tasks ? num_tasks : 1;
         ntasks = n / g ? n / g : 1;
+        if (flags & TASK_STRICT) {  /* g each, the last one the rest */
+            ntasks = (n + g - 1) / g;
+            strict_len = g;
+        }
     } else {
         ntasks = num_tasks ? num_tasks : c->team->nthreads;
     }
@@ -464,7 +471,8 @@ static void taskloop(void (*fn)(void *), void *data,
         GOMP_taskgroup_start();
     ull q = n / ntasks, r = n % ntasks, i0 = 0;
     for (ull k = 0; k < ntasks; k++) {
-        ull len = q + (k < r);
+        ull len = strict_len ? (n - i0 < strict_len ? n - i0 : strict_len)
+                             : q + (k < r);
         ull s = start + i0 * step, e = start + (i0 + len) * step;
         i0 += len;
         if (c->final || !(flags & TASK_IF)) {

@@ -235,6 +235,7 @@ omp_thr *myr_omp_thr(void)
         atomic_init(&team->ws[i].seq, i);
     t->team = team;
     t->icv = env_icv;
+    t->num_teams = 1;
     t->initial = true;
     t->rank = myr_omp_rank_of(myr_ult_inherited());
     myr_key_set(thr_key, t);
@@ -417,6 +418,8 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
         t->active_level = up->active_level + (n > 1);
         t->up = up;
         t->rank = up->rank;
+        t->team_num = up->team_num;
+        t->num_teams = up->num_teams;
         t->icv = icv;
         t->final = false;
         if (prep) {  /* slot 0 is taken by the combined construct */
@@ -497,7 +500,27 @@ void GOMP_teams(void)
     myr_omp_unsupported("GOMP_teams (the teams construct)");
 }
 
-void GOMP_teams_reg(void)
+/* A teams construct on the host (OpenMP 5): the league's initial threads
+ * run one after the other on the encountering ULT, each with its team
+ * number; teams never synchronize with each other, so this order is one
+ * OpenMP allows. thread_limit bounds each team's parallel regions. */
+void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
+                    unsigned thread_limit, unsigned flags)
 {
-    myr_omp_unsupported("GOMP_teams_reg (the teams construct)");
+    (void)flags;
+    omp_thr *t = myr_omp_thr();
+    omp_thr saved = *t;
+    if (num_teams == 0)
+        num_teams = (unsigned)myr_omp_default_threads();
+    for (unsigned i = 0; i < num_teams; i++) {
+        t->team_num = i;
+        t->num_teams = num_teams;
+        t->icv = saved.icv;
+        if (thread_limit && (int)thread_limit < t->icv.thread_limit)
+            t->icv.thread_limit = (int)thread_limit;
+        fn(data);
+    }
+    t->team_num = saved.team_num;
+    t->num_teams = saved.num_teams;
+    t->icv = saved.icv;
 }
