@@ -93,6 +93,7 @@ typedef struct omp_children {
 struct omp_taskgroup {
     omp_children c;
     omp_taskgroup *prev;
+    uintptr_t *reductions;          /* task_reduction descriptors (task.c) */
 };
 
 typedef struct omp_rank omp_rank;
@@ -117,6 +118,7 @@ struct omp_thr {
     struct omp_pool *pool;          /* an initial thread's idle threads */
     omp_children children;
     omp_taskgroup *taskgroup;
+    omp_taskgroup *outer_group;     /* the creator's, for task reductions */
     struct omp_deps *deps;          /* dependences among its children */
 };
 

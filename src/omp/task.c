@@ -21,6 +21,12 @@
  * holds a reference to every task it names and is cleared when all
  * children are known finished (taskwait, end of the creator).
  *
+ * Task reductions (task_reduction / in_reduction): each thread of the
+ * team has one private copy of the reduction variables (gcc combines the
+ * team's omp_get_num_threads() copies after the taskgroup), so a task
+ * with in_reduction runs undeferred, on the thread that creates it: the
+ * copy of a thread is then only ever touched by that thread.
+ *
  * Priorities are accepted and not used; untied tasks are tied (a ULT may
  * move between workers anyway); mergeable tasks are not merged.
  */
@@ -283,8 +289,7 @@ static void run_included(omp_thr *t, void (*fn)(void *), void *arg,
     own.pool = NULL;
     own.final = t->final || (flags & TASK_FINAL);
     atomic_init(&own.children.count, 0);
-    own.taskgroup = NULL;
-    own.deps = NULL;
+    own.deps = NULL;  /* its taskgroup stays: its descendants belong to it */
     myr_omp_set_thr(&own);
     fn(arg);
     myr_omp_taskwait(&own);  /* its children count on `own` */
@@ -332,6 +337,7 @@ static omp_task *task_new(omp_thr *c, void (*fn)(void *), void *data,
     t->thr.num_teams = c->num_teams;
     t->thr.icv = c->icv;
     t->thr.final = c->final || (flags & TASK_FINAL);
+    t->thr.outer_group = c->taskgroup ? c->taskgroup : c->outer_group;
     t->thr.ws_seq = 0;
     atomic_init(&t->refs, 1);
     atomic_init(&t->npred, 1);
@@ -367,9 +373,9 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
     (void)priority;
     if (flags & TASK_DETACH || detach)
         myr_omp_unsupported("GOMP_task with detach");
-    if (flags & TASK_REDUCTION)
-        myr_omp_unsupported("GOMP_task with in_reduction");
     omp_thr *c = myr_omp_thr();
+    if (flags & TASK_REDUCTION)
+        if_clause = false;  /* see the top of the file */
     if (!(flags & TASK_DEPEND))
         depend = NULL;
     if (c->final || (!if_clause && !depend)) {
@@ -413,6 +419,8 @@ void GOMP_taskgroup_start(void)
     omp_taskgroup *g = xmalloc(sizeof *g);
     atomic_init(&g->c.count, 0);
     g->prev = t->taskgroup;
+    /* in_reduction inside it may name the enclosing task_reductions */
+    g->reductions = t->taskgroup ? t->taskgroup->reductions : NULL;
     t->taskgroup = g;
 }
 
@@ -427,14 +435,90 @@ void GOMP_taskgroup_end(void)
     free(g);
 }
 
-void GOMP_taskgroup_reduction_register(void)
+/* A task_reduction descriptor, as gcc lays it out: d[0] variables, d[1]
+ * bytes of one thread's copies, d[2] their alignment (then: the array of
+ * every thread's copies), d[3] allocator, d[4] next descriptor (then: the
+ * enclosing taskgroup's), d[5] ours (the last descriptor registered with
+ * it), d[6] ours (the array's end); then per variable: its address, its offset in a
+ * thread's copies, ours (the descriptor). */
+void GOMP_taskgroup_reduction_register(uintptr_t *data)
 {
-    myr_omp_unsupported("GOMP_taskgroup_reduction_register (task reductions)");
+    omp_thr *t = myr_omp_thr();
+    if (!t->taskgroup)
+        GOMP_taskgroup_start();  /* an orphaned register: a group of its own */
+    uintptr_t nthreads = t->team->nthreads;
+    uintptr_t *last = data;
+    for (uintptr_t *d = data; d; d = (uintptr_t *)d[4]) {
+        size_t align = d[2] < sizeof(void *) ? sizeof(void *) : d[2];
+        size_t size = (d[1] * nthreads + align - 1) / align * align;
+        void *copies = aligned_alloc(align, size ? size : align);
+        if (!copies)
+            myr_omp_unsupported("task reductions beyond the memory available");
+        memset(copies, 0, size);
+        d[2] = (uintptr_t)copies;
+        d[6] = d[2] + d[1] * nthreads;
+        for (uintptr_t j = 0; j < d[0]; j++)
+            d[7 + 3 * j + 2] = (uintptr_t)d;
+        last = d;
+    }
+    for (uintptr_t *d = data; d; d = (uintptr_t *)d[4])
+        d[5] = (uintptr_t)last;  /* where this register's chain ends */
+    last[4] = (uintptr_t)t->taskgroup->reductions;  /* then the outer ones */
+    t->taskgroup->reductions = data;
 }
 
-void GOMP_task_reduction_remap(void)
+void GOMP_taskgroup_reduction_unregister(uintptr_t *data)
 {
-    myr_omp_unsupported("GOMP_task_reduction_remap (task reductions)");
+    /* Our descriptors up to the enclosing taskgroup's (d[4] chains them). */
+    uintptr_t *last = (uintptr_t *)data[5];
+    for (uintptr_t *d = data;; d = (uintptr_t *)d[4]) {
+        free((void *)d[2]);
+        if (d == last)
+            break;
+    }
+}
+
+/* ptrs[i]: the address of an original variable, or of a copy of it;
+ * becomes the calling thread's copy. For i < cntorig, ptrs[cnt + i] gets
+ * the original's address. */
+void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void **ptrs)
+{
+    omp_thr *t = myr_omp_thr();
+    uintptr_t *first = NULL;
+    for (omp_taskgroup *g = t->taskgroup; g && !first; g = g->prev)
+        first = g->reductions;
+    for (omp_taskgroup *g = t->outer_group; g && !first; g = g->prev)
+        first = g->reductions;
+    if (!first)
+        myr_omp_unsupported("GOMP_task_reduction_remap outside a task_reduction");
+    for (size_t i = 0; i < cnt; i++) {
+        uintptr_t p = (uintptr_t)ptrs[i];
+        uintptr_t *d, *var = NULL;
+        for (d = first; d && !var; d = (uintptr_t *)d[4]) {
+            for (uintptr_t j = 0; j < d[0]; j++)
+                if (d[7 + 3 * j] == p) {
+                    var = &d[7 + 3 * j];
+                    break;
+                }
+            if (!var && p >= d[2] && p < d[6]) {  /* another copy */
+                uintptr_t off = (p - d[2]) % d[1];
+                for (uintptr_t j = 0; j < d[0]; j++)
+                    if (d[7 + 3 * j + 1] == off) {
+                        var = &d[7 + 3 * j];
+                        break;
+                    }
+            }
+            if (var)
+                break;
+        }
+        if (!var)
+            myr_omp_unsupported("GOMP_task_reduction_remap of a variable no "
+                                "task_reduction names");
+        uintptr_t *desc = (uintptr_t *)var[2];
+        ptrs[i] = (void *)(desc[2] + t->num * desc[1] + var[1]);
+        if (i < cntorig)
+            ptrs[cnt + i] = (void *)var[0];
+    }
 }
 
 /* ---- taskloop -------------------------------------------------------- */
@@ -446,11 +530,9 @@ static void taskloop(void (*fn)(void *), void *data,
                      unsigned flags, unsigned long num_tasks, ull n,
                      ull start, ull step)
 {
-    if (flags & TASK_REDUCTION)
-        myr_omp_unsupported("GOMP_taskloop with reduction");
     omp_thr *c = myr_omp_thr();
-    if (n == 0)
-        return;
+    if (n == 0 && !(flags & TASK_REDUCTION))
+        return;  /* (with a reduction, gcc combines the copies even then) */
     if (align < 1)
         align = 1;
     ull ntasks, strict_len = 0;
@@ -469,7 +551,18 @@ static void taskloop(void (*fn)(void *), void *data,
     bool group = !(flags & TASK_NOGROUP);
     if (group)
         GOMP_taskgroup_start();
-    ull q = n / ntasks, r = n % ntasks, i0 = 0;
+    if (flags & TASK_REDUCTION) {
+        /* reduction on taskloop: the descriptor follows the bounds in the
+         * argument block; its tasks run undeferred (top of the file). */
+        uintptr_t *desc = ((uintptr_t **)data)[2];
+        if (desc) {
+            if (!group)
+                myr_omp_unsupported("GOMP_taskloop with reduction and nogroup");
+            GOMP_taskgroup_reduction_register(desc);
+        }
+        flags &= ~(unsigned)TASK_IF;
+    }
+    ull q = ntasks ? n / ntasks : 0, r = ntasks ? n % ntasks : 0, i0 = 0;
     for (ull k = 0; k < ntasks; k++) {
         ull len = strict_len ? (n - i0 < strict_len ? n - i0 : strict_len)
                              : q + (k < r);

@@ -848,15 +848,48 @@ static void doacross_loops_follow_their_sinks(void)
     finish();
 }
 
+/* task_reduction / in_reduction and taskloop reduction. */
+static void task_reductions_combine_every_task(void)
+{
+    init(MPI_THREAD_FUNNELED);
+    long sum = 0, prod = 1;
+    int zero = 0, r = 0;
+    #pragma omp parallel num_threads(3)
+    #pragma omp single
+    {
+        #pragma omp taskgroup task_reduction(+: sum) task_reduction(*: prod)
+        {
+            for (int i = 1; i <= 100; i++) {
+                #pragma omp task in_reduction(+: sum)
+                sum += i;
+                if (i % 10 == 0) {
+                    #pragma omp task in_reduction(*: prod)
+                    prod *= 2;
+                }
+            }
+        }
+        CHECK(sum == 5050 && prod == 1024);
+        long tl = 0;
+        #pragma omp taskloop reduction(+: tl) grainsize(7)
+        for (int i = 0; i < 1000; i++)
+            tl += i;
+        CHECK(tl == 499500);
+        #pragma omp taskloop reduction(+: r)
+        for (int i = 0; i < zero; i++)  /* no iteration: r stays */
+            r++;
+        CHECK(r == 0);
+    }
+    finish();
+}
+
 /* What is not implemented says so and stops (docs/openmp.md). */
-static void task_reductions_are_refused(void)
+static void task_modifier_reductions_are_refused(void)
 {
     init(MPI_THREAD_FUNNELED);
     int x = 0;
-    #pragma omp parallel num_threads(2)
-    #pragma omp single
+    #pragma omp parallel num_threads(2) reduction(task, +: x)
     {
-        #pragma omp taskgroup task_reduction(+: x)
+        #pragma omp single
         {
             #pragma omp task in_reduction(+: x)
             x++;
@@ -869,7 +902,8 @@ static void task_reductions_are_refused(void)
 static const test_case cases[] = {
     {"allocators_scope_and_error_directive", allocators_scope_and_error_directive},
     {"doacross_loops_follow_their_sinks", doacross_loops_follow_their_sinks},
-    {"task_reductions_are_refused", task_reductions_are_refused},
+    {"task_reductions_combine_every_task", task_reductions_combine_every_task},
+    {"task_modifier_reductions_are_refused", task_modifier_reductions_are_refused},
     {"parallel_runs_every_thread_once", parallel_runs_every_thread_once},
     {"default_team_never_oversubscribes", default_team_never_oversubscribes},
     {"nested_parallel_levels", nested_parallel_levels},
