@@ -112,7 +112,7 @@ double omp_get_wtick(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int omp_get_cancellation(void) { return 0; }  /* GOMP_cancel says why */
+int omp_get_cancellation(void) { myr_omp_thr(); return myr_omp_cancellation; }
 omp_proc_bind_t omp_get_proc_bind(void) { return omp_proc_bind_false; }
 int omp_get_num_places(void) { return 0; }
 int omp_get_place_num(void) { return -1; }
@@ -148,12 +148,6 @@ int omp_pause_resource(omp_pause_resource_t kind, int device)
     return 0;
 }
 int omp_pause_resource_all(omp_pause_resource_t kind) { (void)kind; return 0; }
-
-void omp_fulfill_event(omp_event_handle_t event)
-{
-    (void)event;
-    myr_omp_unsupported("omp_fulfill_event (detached tasks)");
-}
 
 void omp_set_affinity_format(const char *format)
 {

@@ -72,6 +72,7 @@ static void ws_end(omp_thr *t)
         atomic_store_explicit(&ws->arrived, 0, memory_order_relaxed);
         atomic_store_explicit(&ws->left, 0, memory_order_relaxed);
         atomic_store_explicit(&ws->ready, 0, memory_order_relaxed);
+        atomic_store_explicit(&ws->cancelled, 0, memory_order_relaxed);
         atomic_store_explicit(&ws->seq, k + OMP_WS_SLOTS, memory_order_release);
     }
 }
@@ -151,6 +152,8 @@ static bool next_chunk(omp_thr *t, ull *i0, ull *i1, bool ordered)
     omp_ws *ws = t->ws;
     if (ordered)
         ordered_release(t);
+    if (atomic_load_explicit(&ws->cancelled, memory_order_relaxed))
+        return false;  /* cancel for / sections: no more chunks */
     ull n = ws->n, c = ws->chunk;
     unsigned nth = t->team->nthreads;
     switch (ws->sched) {
@@ -452,8 +455,8 @@ void GOMP_loop_end(void)
 
 bool GOMP_loop_end_cancel(void)
 {
-    GOMP_loop_end();
-    return false;
+    ws_end(myr_omp_thr());
+    return GOMP_barrier_cancel();
 }
 
 void GOMP_loop_end_nowait(void)
@@ -571,8 +574,7 @@ void GOMP_sections_end(void)
 
 bool GOMP_sections_end_cancel(void)
 {
-    GOMP_loop_end();
-    return false;
+    return GOMP_loop_end_cancel();
 }
 
 void GOMP_sections_end_nowait(void)

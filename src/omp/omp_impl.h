@@ -64,6 +64,7 @@ typedef struct omp_ws {
     _Atomic uint32_t ord_gen;       /* bumped when ord_next moves */
     void *copyprivate;
     void *mem;                      /* GOMP_loop_start's team buffer */
+    _Atomic int cancelled;          /* cancel for / sections */
     struct omp_doacross *doacross;  /* ordered(n) loops (loop.c) */
 } __attribute__((aligned(64))) omp_ws;
 
@@ -79,6 +80,7 @@ typedef struct omp_team {
     /* Counters that are also the words waited on: whoever takes one to 0
      * then only unparks by its address, never touching the memory again
      * (the waiter may free it at once). */
+    _Atomic int cancelled;          /* cancel parallel */
     _Atomic uint32_t live;          /* threads other than 0 still running */
     _Atomic uint32_t tasks;         /* explicit tasks not finished */
     omp_thr *thr;                   /* nthreads of them */
@@ -92,6 +94,7 @@ typedef struct omp_children {
 
 struct omp_taskgroup {
     omp_children c;
+    _Atomic int cancelled;          /* cancel taskgroup */
     omp_taskgroup *prev;
     uintptr_t *reductions;          /* task_reduction descriptors (task.c) */
 };
@@ -138,6 +141,11 @@ omp_rank *myr_omp_rank_of(void *inherited);
 
 /* team.c */
 omp_thr *myr_omp_thr(void);
+extern bool myr_omp_cancellation;   /* OMP_CANCELLATION */
+/* Whether the task bound to `t` is cancelled: its parallel region, or one
+ * of the taskgroups it is in. */
+bool myr_omp_task_cancelled(const omp_thr *t);
+bool GOMP_barrier_cancel(void);
 void myr_omp_barrier(omp_thr *t);
 _Noreturn void myr_omp_unsupported(const char *what);
 void myr_omp_icv_defaults(omp_icv *icv);

@@ -27,6 +27,9 @@
  * with in_reduction runs undeferred, on the thread that creates it: the
  * copy of a thread is then only ever touched by that thread.
  *
+ * A task with detach(event) completes when it has ended *and* its event
+ * is fulfilled (omp_fulfill_event): its ULT waits on the event's word.
+ *
  * Priorities are accepted and not used; untied tasks are tied (a ULT may
  * move between workers anyway); mergeable tasks are not merged.
  */
@@ -53,6 +56,7 @@ struct omp_task {
     _Atomic int refs;             /* running + table entries + waiter */
     _Atomic int npred;            /* unfinished predecessors + 1 */
     _Atomic uint32_t done;        /* 1 once finished (undeferred waiter) */
+    struct omp_event *event;      /* detach(event), or NULL */
     atomic_flag lock;             /* guards succ and finished */
     bool finished;
     omp_task **succ;
@@ -224,6 +228,28 @@ static void register_depend(omp_thr *creator, omp_task *t, void **depend)
     }
 }
 
+/* ---- detach events ------------------------------------------------- */
+
+typedef struct omp_event {
+    _Atomic uint32_t fulfilled;
+} omp_event;
+
+static void event_wait(omp_event *e)
+{
+    myr_omp_wait_change(&e->fulfilled, 0);
+    free(e);  /* fulfilled: nobody touches it any more (unpark only
+               * compares its address) */
+}
+
+void omp_fulfill_event(uintptr_t handle)
+{
+    omp_event *e = (omp_event *)handle;
+    if (!e)
+        return;
+    atomic_store_explicit(&e->fulfilled, 1, memory_order_release);
+    myr_omp_unpark(&e->fulfilled, true);
+}
+
 /* ---- running and finishing ------------------------------------------- */
 
 static void *task_main(void *arg);
@@ -267,8 +293,11 @@ static void *task_main(void *arg)
 {
     omp_task *t = arg;
     myr_omp_set_thr(&t->thr);
-    t->fn(t->args);
+    if (!myr_omp_task_cancelled(&t->thr))  /* else dropped, not started */
+        t->fn(t->args);
     myr_omp_taskwait(&t->thr);
+    if (t->event)
+        event_wait(t->event);
     myr_omp_set_thr(NULL);
     finish(t);
     return NULL;
@@ -371,18 +400,35 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                void **depend, int priority, void *detach)
 {
     (void)priority;
-    if (flags & TASK_DETACH || detach)
-        myr_omp_unsupported("GOMP_task with detach");
     omp_thr *c = myr_omp_thr();
-    if (flags & TASK_REDUCTION)
-        if_clause = false;  /* see the top of the file */
+    omp_event *event = NULL;
+    if (flags & TASK_DETACH) {
+        /* The handle goes to the detach variable and to the first word of
+         * the task's data (gcc reads it from there), before the copy. */
+        event = calloc(1, sizeof *event);
+        if (!event)
+            myr_omp_unsupported("GOMP_task with detach, without memory");
+        if (detach)
+            *(void **)detach = event;
+        if (data)
+            *(void **)data = event;
+    }
+    /* Inside a task_reduction, any task may name it with in_reduction
+     * (gcc does not flag those): see the top of the file. */
+    if ((flags & TASK_REDUCTION) ||
+        (c->taskgroup && c->taskgroup->reductions) ||
+        (c->outer_group && c->outer_group->reductions))
+        if_clause = false;
     if (!(flags & TASK_DEPEND))
         depend = NULL;
     if (c->final || (!if_clause && !depend)) {
         run_undeferred(c, fn, data, cpyfn, arg_size, arg_align, flags);
+        if (event)
+            event_wait(event);
         return;
     }
     omp_task *t = task_new(c, fn, data, cpyfn, arg_size, arg_align, flags);
+    t->event = event;
     task_submit(c, t, depend, !if_clause);
 }
 
@@ -419,6 +465,7 @@ void GOMP_taskgroup_start(void)
     omp_taskgroup *g = xmalloc(sizeof *g);
     atomic_init(&g->c.count, 0);
     g->prev = t->taskgroup;
+    atomic_init(&g->cancelled, 0);
     /* in_reduction inside it may name the enclosing task_reductions */
     g->reductions = t->taskgroup ? t->taskgroup->reductions : NULL;
     t->taskgroup = g;

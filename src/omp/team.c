@@ -201,6 +201,7 @@ static void read_env(void)
     icv->chunk = 1;
     env_schedule(icv);
     icv->thread_limit = (int)env_long("OMP_THREAD_LIMIT", 1 << 20, 1);
+    myr_omp_cancellation = env_bool("OMP_CANCELLATION", false);
     icv->def_allocator = 1;  /* omp_default_mem_alloc */
     /* OMP_PROC_BIND, OMP_PLACES: accepted and ignored (ULTs move). */
     atomic_store(&env_state, 2);
@@ -468,26 +469,80 @@ void GOMP_barrier(void)
     myr_omp_barrier(myr_omp_thr());
 }
 
-bool GOMP_barrier_cancel(void)
+/* ---- cancellation (OMP_CANCELLATION=true) -----------------------------
+ * cancel parallel sets team->cancelled and wakes the team's barrier: its
+ * threads leave at their next cancellation point or barrier; cancel
+ * for/sections marks the construct (no more chunks); cancel taskgroup
+ * marks the group: its tasks not started yet are dropped. */
+
+bool myr_omp_cancellation;
+
+enum { CANCEL_PARALLEL = 1, CANCEL_LOOP = 2, CANCEL_SECTIONS = 4,
+       CANCEL_TASKGROUP = 8 };
+
+bool myr_omp_task_cancelled(const omp_thr *t)
 {
-    myr_omp_barrier(myr_omp_thr());
+    if (!myr_omp_cancellation)
+        return false;
+    if (atomic_load(&t->team->cancelled))
+        return true;
+    for (omp_taskgroup *g = t->taskgroup; g; g = g->prev)
+        if (atomic_load(&g->cancelled))
+            return true;
+    for (omp_taskgroup *g = t->outer_group; g; g = g->prev)
+        if (atomic_load(&g->cancelled))
+            return true;
     return false;
 }
 
-/* With cancellation off (OMP_CANCELLATION, the default) OpenMP ignores
- * cancel directives; on, Myriad cannot honour them. */
-bool GOMP_cancel(int which, bool do_cancel)
+bool GOMP_barrier_cancel(void)
 {
-    (void)which;
-    if (do_cancel && env_bool("OMP_CANCELLATION", false))
-        myr_omp_unsupported("GOMP_cancel (OMP_CANCELLATION=true)");
-    return false;
+    omp_thr *t = myr_omp_thr();
+    if (myr_omp_cancellation && atomic_load(&t->team->cancelled))
+        return true;
+    myr_omp_barrier(t);
+    return myr_omp_cancellation && atomic_load(&t->team->cancelled);
 }
 
 bool GOMP_cancellation_point(int which)
 {
-    (void)which;
-    return false;  /* nothing is ever cancelled (GOMP_cancel) */
+    if (!myr_omp_cancellation)
+        return false;
+    omp_thr *t = myr_omp_thr();
+    if (atomic_load(&t->team->cancelled))
+        return true;
+    if (which & (CANCEL_LOOP | CANCEL_SECTIONS))
+        return t->ws && atomic_load(&t->ws->cancelled);
+    if (which & CANCEL_TASKGROUP) {
+        omp_taskgroup *g = t->taskgroup ? t->taskgroup : t->outer_group;
+        return g && atomic_load(&g->cancelled);
+    }
+    return false;
+}
+
+/* With cancellation off (OMP_CANCELLATION, the default) OpenMP ignores
+ * cancel directives. */
+bool GOMP_cancel(int which, bool do_cancel)
+{
+    if (!myr_omp_cancellation)
+        return false;
+    if (!do_cancel)
+        return GOMP_cancellation_point(which);
+    omp_thr *t = myr_omp_thr();
+    if (which & CANCEL_PARALLEL) {
+        omp_team *team = t->team;
+        atomic_store(&team->cancelled, 1);
+        atomic_fetch_add(&team->bar_gen, 1);  /* out of the barrier */
+        myr_omp_unpark(&team->bar_gen, true);
+    } else if (which & (CANCEL_LOOP | CANCEL_SECTIONS)) {
+        if (t->ws)
+            atomic_store(&t->ws->cancelled, 1);
+    } else if (which & CANCEL_TASKGROUP) {
+        omp_taskgroup *g = t->taskgroup ? t->taskgroup : t->outer_group;
+        if (g)
+            atomic_store(&g->cancelled, 1);
+    }
+    return true;
 }
 
 void GOMP_parallel_reductions(void)
