@@ -133,12 +133,20 @@ int omp_get_place_num_procs(int place) { (void)place; return 0; }
 void omp_get_place_proc_ids(int place, int *ids) { (void)place; (void)ids; }
 void omp_get_partition_place_nums(int *nums) { (void)nums; }
 
-/* teams ICVs: nteams-var is not kept (GOMP_teams_reg's default league is
- * the default team size). */
-void omp_set_num_teams(int n) { (void)n; }
-int omp_get_max_teams(void) { return myr_omp_default_threads(); }
-void omp_set_teams_thread_limit(int n) { (void)n; }
-int omp_get_teams_thread_limit(void) { return omp_get_thread_limit(); }
+/* teams ICVs (0: not set; GOMP_teams_reg then uses the default team
+ * size and no limit). Kept with the task's ICVs, not per device. */
+void omp_set_num_teams(int n)
+{
+    if (n > 0)
+        myr_omp_thr()->icv.nteams = n;
+}
+int omp_get_max_teams(void) { return myr_omp_thr()->icv.nteams; }
+void omp_set_teams_thread_limit(int n)
+{
+    if (n > 0)
+        myr_omp_thr()->icv.teams_thread_limit = n;
+}
+int omp_get_teams_thread_limit(void) { return myr_omp_thr()->icv.teams_thread_limit; }
 
 /* Nothing held between regions but parked ULTs, released with the rank. */
 int omp_pause_resource(omp_pause_resource_t kind, int device)

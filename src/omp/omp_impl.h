@@ -48,6 +48,7 @@ typedef struct omp_icv {
     int sched, chunk;        /* run-sched-var */
     int thread_limit;
     uintptr_t def_allocator;        /* def-allocator-var (alloc.c) */
+    int nteams, teams_thread_limit; /* 0: not set (host teams) */
 } omp_icv;
 
 typedef struct omp_ws {

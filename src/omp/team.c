@@ -203,6 +203,8 @@ static void read_env(void)
     icv->thread_limit = (int)env_long("OMP_THREAD_LIMIT", 1 << 20, 1);
     myr_omp_cancellation = env_bool("OMP_CANCELLATION", false);
     icv->def_allocator = 1;  /* omp_default_mem_alloc */
+    icv->nteams = (int)env_long("OMP_NUM_TEAMS", 0, 1);
+    icv->teams_thread_limit = (int)env_long("OMP_TEAMS_THREAD_LIMIT", 0, 1);
     /* OMP_PROC_BIND, OMP_PLACES: accepted and ignored (ULTs move). */
     atomic_store(&env_state, 2);
 }
@@ -566,7 +568,10 @@ void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
     omp_thr *t = myr_omp_thr();
     omp_thr saved = *t;
     if (num_teams == 0)
-        num_teams = (unsigned)myr_omp_default_threads();
+        num_teams = saved.icv.nteams > 0 ? (unsigned)saved.icv.nteams
+                                         : (unsigned)myr_omp_default_threads();
+    if (thread_limit == 0 && saved.icv.teams_thread_limit > 0)
+        thread_limit = (unsigned)saved.icv.teams_thread_limit;
     for (unsigned i = 0; i < num_teams; i++) {
         t->team_num = i;
         t->num_teams = num_teams;
