@@ -490,10 +490,11 @@ typedef struct prep_loop {
     ull n, start, incr, chunk;
 } prep_loop;
 
-static void prep_loop_fn(omp_team *team, void *arg)
+static bool prep_loop_fn(omp_team *team, void *arg)
 {
     prep_loop *p = arg;
     myr_omp_ws_prefill(team, p->sched, p->n, p->start, p->incr, p->chunk);
+    return true;
 }
 
 static void parallel_loop(void (*fn)(void *), void *data, unsigned nthreads,

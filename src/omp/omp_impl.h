@@ -85,6 +85,7 @@ typedef struct omp_team {
     _Atomic uint32_t live;          /* threads other than 0 still running */
     _Atomic uint32_t tasks;         /* explicit tasks not finished */
     omp_thr *thr;                   /* nthreads of them */
+    omp_taskgroup *taskgroup;       /* parallel reduction(task): its threads' */
     omp_ws ws[OMP_WS_SLOTS];
 } omp_team;
 
@@ -150,10 +151,11 @@ bool GOMP_barrier_cancel(void);
 void myr_omp_barrier(omp_thr *t);
 _Noreturn void myr_omp_unsupported(const char *what);
 void myr_omp_icv_defaults(omp_icv *icv);
-/* Run a region; `prep` (may be NULL) fills worksharing slot 0 for the
- * combined parallel loop/sections entry points before threads start. */
+/* Run a region; `prep` (may be NULL) runs once the team's size is known,
+ * before its threads start: it returns true when it filled worksharing
+ * slot 0 (the combined parallel loop/sections entry points). */
 void myr_omp_parallel(void (*fn)(void *), void *data, unsigned nthreads,
-                      void (*prep)(omp_team *, void *), void *prep_arg);
+                      bool (*prep)(omp_team *, void *), void *prep_arg);
 int myr_omp_default_threads(void);
 
 /* loop.c */
@@ -169,6 +171,9 @@ void myr_omp_count_done(_Atomic uint32_t *c);
 
 /* task.c */
 void myr_omp_deps_clear(omp_thr *t);
+/* Allocate `nthreads` copies for gcc's task_reduction descriptors `data`,
+ * chained to `outer` (the enclosing ones, or NULL). */
+void myr_omp_reductions_alloc(uintptr_t *data, unsigned nthreads, uintptr_t *outer);
 void myr_omp_tasks_wait_team(omp_team *team);
 void myr_omp_taskwait(omp_thr *t);
 

@@ -488,12 +488,8 @@ void GOMP_taskgroup_end(void)
  * enclosing taskgroup's), d[5] ours (the last descriptor registered with
  * it), d[6] ours (the array's end); then per variable: its address, its offset in a
  * thread's copies, ours (the descriptor). */
-void GOMP_taskgroup_reduction_register(uintptr_t *data)
+void myr_omp_reductions_alloc(uintptr_t *data, unsigned nthreads, uintptr_t *outer)
 {
-    omp_thr *t = myr_omp_thr();
-    if (!t->taskgroup)
-        GOMP_taskgroup_start();  /* an orphaned register: a group of its own */
-    uintptr_t nthreads = t->team->nthreads;
     uintptr_t *last = data;
     for (uintptr_t *d = data; d; d = (uintptr_t *)d[4]) {
         size_t align = d[2] < sizeof(void *) ? sizeof(void *) : d[2];
@@ -510,7 +506,15 @@ void GOMP_taskgroup_reduction_register(uintptr_t *data)
     }
     for (uintptr_t *d = data; d; d = (uintptr_t *)d[4])
         d[5] = (uintptr_t)last;  /* where this register's chain ends */
-    last[4] = (uintptr_t)t->taskgroup->reductions;  /* then the outer ones */
+    last[4] = (uintptr_t)outer;  /* then the enclosing ones */
+}
+
+void GOMP_taskgroup_reduction_register(uintptr_t *data)
+{
+    omp_thr *t = myr_omp_thr();
+    if (!t->taskgroup)
+        GOMP_taskgroup_start();  /* an orphaned register: a group of its own */
+    myr_omp_reductions_alloc(data, t->team->nthreads, t->taskgroup->reductions);
     t->taskgroup->reductions = data;
 }
 

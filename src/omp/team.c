@@ -390,7 +390,7 @@ static unsigned team_size(omp_thr *t, unsigned asked)
 }
 
 void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
-                      void (*prep)(omp_team *, void *), void *prep_arg)
+                      bool (*prep)(omp_team *, void *), void *prep_arg)
 {
     omp_thr *up = myr_omp_thr();
     unsigned n = team_size(up, asked);
@@ -405,8 +405,7 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
     team->thr = (omp_thr *)(team + 1);
     for (unsigned i = 0; i < OMP_WS_SLOTS; i++)
         atomic_init(&team->ws[i].seq, i);
-    if (prep)
-        prep(team, prep_arg);
+    bool slot0 = prep && prep(team, prep_arg);
     /* The child ICVs: nthreads-var moves along OMP_NUM_THREADS's list. */
     omp_icv icv = up->icv;
     if (icv.nest_pos + 1 < env_nthreads_count) {
@@ -425,7 +424,8 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
         t->num_teams = up->num_teams;
         t->icv = icv;
         t->final = false;
-        if (prep) {  /* slot 0 is taken by the combined construct */
+        t->taskgroup = team->taskgroup;
+        if (slot0) {  /* slot 0 is taken by the combined construct */
             t->ws = &team->ws[0];
             t->ws_seq = 1;
         }
@@ -547,9 +547,36 @@ bool GOMP_cancel(int which, bool do_cancel)
     return true;
 }
 
-void GOMP_parallel_reductions(void)
+/* parallel reduction(task, ...): one copy per thread of the team, one
+ * taskgroup the team's threads share (its tasks run undeferred, task.c);
+ * gcc combines the copies after the region. */
+typedef struct prep_reductions {
+    uintptr_t *data;
+    omp_taskgroup *group;
+    unsigned nthreads;
+} prep_reductions;
+
+static bool prep_reductions_fn(omp_team *team, void *arg)
 {
-    myr_omp_unsupported("GOMP_parallel_reductions (task reductions)");
+    prep_reductions *p = arg;
+    p->nthreads = team->nthreads;
+    p->group = calloc(1, sizeof *p->group);
+    if (!p->group)
+        myr_omp_unsupported("task reductions beyond the memory available");
+    myr_omp_reductions_alloc(p->data, team->nthreads, NULL);
+    p->group->reductions = p->data;
+    team->taskgroup = p->group;
+    return false;
+}
+
+unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data,
+                                  unsigned num_threads, unsigned flags)
+{
+    (void)flags;
+    prep_reductions p = { *(uintptr_t **)data, NULL, 0 };
+    myr_omp_parallel(fn, data, num_threads, prep_reductions_fn, &p);
+    free(p.group);
+    return p.nthreads;
 }
 
 void GOMP_teams(void)

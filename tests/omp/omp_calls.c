@@ -879,6 +879,20 @@ static void task_reductions_combine_every_task(void)
             r++;
         CHECK(r == 0);
     }
+    /* parallel reduction(task, ...): the threads and their tasks. */
+    long all = 0;
+    int team = 0;
+    #pragma omp parallel num_threads(3) reduction(task, +: all)
+    {
+        #pragma omp master
+        team = omp_get_num_threads();
+        all += 1000;
+        for (int i = 0; i < 10; i++) {
+            #pragma omp task in_reduction(+: all)
+            all += 1;
+        }
+    }
+    CHECK(all == 1010L * team);
     finish();
 }
 
@@ -887,15 +901,15 @@ static void task_modifier_reductions_are_refused(void)
 {
     init(MPI_THREAD_FUNNELED);
     int x = 0;
-    #pragma omp parallel num_threads(2) reduction(task, +: x)
+    #pragma omp parallel num_threads(2)
     {
-        #pragma omp single
-        {
+        #pragma omp for reduction(task, +: x)
+        for (int i = 0; i < 10; i++) {
             #pragma omp task in_reduction(+: x)
             x++;
         }
     }
-    CHECK(x == 1);
+    CHECK(x == 10);
     finish();
 }
 
