@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check conformance bench bench-demo bench-lu bench-mm bench-imbalance bench-threads bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
+.PHONY: all deps demo check conformance conformance-omp bench bench-demo bench-lu bench-mm bench-imbalance bench-threads bench-omp bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -56,6 +56,12 @@ bench-imbalance: all
 bench-threads: all
 	BUILD=$(BUILD) scripts/bench-threads $(BENCH_ARGS)
 
+# OpenMP overheads (bench/omp.c: parallel, barrier, for, single, critical,
+# reduction, task, nested) on Myriad's runtime beside libgomp, same run
+# (scripts/bench-omp, issue 21).
+bench-omp: all
+	BUILD=$(BUILD) scripts/bench-omp $(BENCH_ARGS)
+
 # The whole test suite: normal build, ASan+UBSan build, aarch64 under qemu.
 check: deps
 	@scripts/check
@@ -71,6 +77,12 @@ conformance: all
 		BUILD=$(BUILD) tests/mpich/run --procs $$procs || exit; done
 	@for procs in $(CONFORMANCE_PROCS); do \
 		echo; BUILD=$(BUILD) tests/mpich/run --procs $$procs --table; done
+
+# gcc 12's libgomp C tests (fetched into ~/.cache/myriad from Debian's
+# gcc-12 source package) on Myriad's OpenMP runtime: every in-scope test,
+# then the totals (tests/omp/libgomp-suite; the ratchet is in make check).
+conformance-omp: all
+	BUILD=$(BUILD) tests/omp/libgomp-suite
 
 # The ULT figures, then point-to-point side by side with Open MPI and MPICH
 # (scripts/bench-mpi installs them with scripts/install-deps --bench).
