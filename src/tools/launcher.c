@@ -201,6 +201,9 @@ static int shell_status(int wstatus)
 }
 
 static bool ending;          /* the job is being ended */
+/* A process's runtime kept the time limit: the others keep it too and
+ * are still reporting their ranks; mpiexec says so once they all ended. */
+static bool timed_out;
 static int end_status;       /* mpiexec's status when it was ended */
 static double kill_at;       /* when SIGKILL follows, once ending */
 static int spared = -1;      /* a process left to exit by itself (MPI_Abort's) */
@@ -269,8 +272,12 @@ static void on_process_end(int p, int wstatus, double start, long timeout)
             strsignal(sig));
     } else if (status == STATUS_TIMEOUT && timeout > 0 &&
                now_seconds() >= start + (double)timeout) {
-        /* Its runtime kept the time limit and reported its ranks. */
-        say("mpiexec: job timed out after %ld s", timeout);
+        /* Its runtime kept the time limit and reported its ranks; the
+         * others' runtimes do the same (watch() ends any that has not by
+         * the grace's end). Signalled now, a process would be cut off in
+         * its report, and mpiexec's line would land in the middle of it. */
+        timed_out = true;
+        return;
     } else if (status == MYR_STATUS_DEADLOCK && connected) {
         /* Its runtime found the job deadlocked (launch/watchdog.c), had
          * every process report its ranks, and said so last. */
@@ -732,6 +739,8 @@ int main(int argc, char **argv)
     }
 
     watch(sfd, start_processes(path, program, &old), start, timeout, wireup_limit);
+    if (timed_out && !ending)
+        say("mpiexec: job timed out after %ld s", timeout);
     myr_pmix_server_stop();
     /* Every process ended by itself: the first failure, by process. */
     int status = ending ? end_status : 0;
