@@ -231,6 +231,52 @@ static void cancelled_flag_round_trips(void)
     CHECK_MPI(MPI_Finalize());
 }
 
+/* A null or inactive request has the empty status, MPI_ERROR = MPI_SUCCESS
+ * included (MPI 3.1, 3.7.3), whatever the status held before; a completed
+ * operation's status leaves MPI_ERROR alone (3.2.5). */
+static void null_and_inactive_requests_give_the_empty_status(void)
+{
+    CHECK_MPI(MPI_Init(NULL, NULL));
+    const MPI_Status garbage = {.MPI_SOURCE = 1234, .MPI_TAG = 4321, .MPI_ERROR = 77};
+#define CHECK_EMPTY(st)                                                          \
+    CHECK((st).MPI_SOURCE == MPI_ANY_SOURCE && (st).MPI_TAG == MPI_ANY_TAG &&   \
+          (st).MPI_ERROR == MPI_SUCCESS && count_of(&(st), MPI_BYTE) == 0)
+    MPI_Status st = garbage;
+    int flag = 0;
+    CHECK_MPI(MPI_Request_get_status(MPI_REQUEST_NULL, &flag, &st));
+    CHECK(flag == 1);
+    CHECK_EMPTY(st);
+    CHECK_MPI(MPI_Request_get_status(MPI_REQUEST_NULL, &flag, MPI_STATUS_IGNORE));
+    MPI_Request null = MPI_REQUEST_NULL;
+    st = garbage;
+    CHECK_MPI(MPI_Wait(&null, &st));
+    CHECK_EMPTY(st);
+    st = garbage;
+    flag = 0;
+    CHECK_MPI(MPI_Test(&null, &flag, &st));
+    CHECK(flag == 1);
+    CHECK_EMPTY(st);
+    /* An inactive persistent request. */
+    int buf = 0, rank;
+    CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    MPI_Request persistent;
+    CHECK_MPI(MPI_Recv_init(&buf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &persistent));
+    st = garbage;
+    CHECK_MPI(MPI_Wait(&persistent, &st));
+    CHECK_EMPTY(st);
+    CHECK(persistent != MPI_REQUEST_NULL);
+    CHECK_MPI(MPI_Request_free(&persistent));
+    /* A completed operation keeps the caller's MPI_ERROR. */
+    MPI_Request r;
+    CHECK_MPI(MPI_Irecv(&buf, 1, MPI_INT, rank, 5, MPI_COMM_WORLD, &r));
+    CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, rank, 5, MPI_COMM_WORLD));
+    st = garbage;
+    CHECK_MPI(MPI_Wait(&r, &st));
+    CHECK(st.MPI_SOURCE == rank && st.MPI_TAG == 5 && st.MPI_ERROR == 77 && buf == rank);
+#undef CHECK_EMPTY
+    CHECK_MPI(MPI_Finalize());
+}
+
 /* ---- copying typed data ---------------------------------------------------- */
 
 typedef PAIR(short) short_int;
@@ -371,6 +417,8 @@ static const test_case cases[] = {
     {"large_counts_need_the_x_calls", large_counts_need_the_x_calls},
     {"set_elements_keeps_the_other_fields", set_elements_keeps_the_other_fields},
     {"cancelled_flag_round_trips", cancelled_flag_round_trips},
+    {"null_and_inactive_requests_give_the_empty_status",
+     null_and_inactive_requests_give_the_empty_status},
     {"copy_of_pair_types_skips_padding", copy_of_pair_types_skips_padding},
     {"truncated_copy_stops_inside_an_element", truncated_copy_stops_inside_an_element},
     {"bad_arguments_return_error_classes", bad_arguments_return_error_classes},
