@@ -30,7 +30,7 @@ static void spin_until_ready(omp_ws *ws)
         if (i > OMP_SPIN)
             myr_ult_yield();
         else
-            __builtin_ia32_pause();
+            myr_cpu_relax();
 }
 
 /* Claim the thread's next construct; true for the first thread, which
@@ -43,7 +43,7 @@ static bool ws_begin(omp_thr *t)
         if (i > OMP_SPIN)
             myr_ult_yield();
         else
-            __builtin_ia32_pause();
+            myr_cpu_relax();
     t->ws = ws;
     t->trip = 0;
     t->ord_held = false;
@@ -736,7 +736,7 @@ static void doacross_wait(const ull *v)
     for (int i = 0; i < OMP_SPIN; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) > rank)
             return;
-        __builtin_ia32_pause();
+        myr_cpu_relax();
     }
     for (;;) {
         uint32_t g = atomic_load(&d->gen);

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/cpu.h"
 #include "myr_ult.h"
 
 #define OMP_WS_SLOTS 8

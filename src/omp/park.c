@@ -40,7 +40,7 @@ static bucket *bucket_of(const void *word)
 static void bucket_lock(bucket *b)
 {
     while (atomic_flag_test_and_set_explicit(&b->lock, memory_order_acquire))
-        __builtin_ia32_pause();
+        myr_cpu_relax();
 }
 
 static void bucket_unlock(bucket *b)
@@ -103,7 +103,7 @@ void myr_omp_wait_change(_Atomic uint32_t *word, uint32_t seen)
     for (int i = 0; i < OMP_SPIN; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return;
-        __builtin_ia32_pause();
+        myr_cpu_relax();
     }
     while (atomic_load_explicit(word, memory_order_acquire) == seen)
         myr_omp_park(word, seen);
@@ -121,7 +121,7 @@ void myr_omp_mutex_lock(_Atomic uint32_t *m)
     if (myr_omp_mutex_trylock(m))
         return;
     for (int i = 0; i < OMP_SPIN; i++) {
-        __builtin_ia32_pause();
+        myr_cpu_relax();
         if (atomic_load_explicit(m, memory_order_relaxed) == 0 &&
             myr_omp_mutex_trylock(m))
             return;

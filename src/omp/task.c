@@ -88,7 +88,7 @@ static void *xmalloc(size_t n)
 static void lock(omp_task *t)
 {
     while (atomic_flag_test_and_set_explicit(&t->lock, memory_order_acquire))
-        __builtin_ia32_pause();
+        myr_cpu_relax();
 }
 
 static void unlock(omp_task *t)
