@@ -595,8 +595,9 @@ static bool drive_network_when_idle(void)
 }
 
 /* A transfer under way keeps the spin going, giving the CPU away at each
- * turn: the data may be moved by the peer's or our comm thread, which
- * needs a CPU on a machine whose workers take them all. */
+ * turn once the usual spin is over (the scheduler's side): the data may
+ * be moved by the peer's or our comm thread, which needs a CPU on a
+ * machine whose workers take them all. */
 static int drive_poll(void)
 {
     int polled = myr_net_idle_poll();
