@@ -141,6 +141,8 @@ static void complete_request(struct myr_mpi_request *r)
 {
     myr_rank *owner = r->owner;  /* read before r may be freed */
     myr_ult_t *waiter = atomic_exchange(&r->waiter, MYR_WAITER_CLAIMED);
+    if (waiter && waiter != MYR_WAITER_CLAIMED && myr_waiter_is_group(waiter))
+        waiter = myr_wait_group_arrive(waiter);   /* an MPI_Waitall's */
     if (waiter && waiter != MYR_WAITER_CLAIMED)
         myr_ult_resume_batch_internal(waiter);
     int old = atomic_fetch_or(&r->state, MYR_REQ_COMPLETE);

@@ -110,7 +110,10 @@ void myr_request_complete(struct myr_mpi_request *r)
         notify = r->notify;
         notify_arg = r->notify_arg;
     } else if (waiter && waiter != MYR_WAITER_CLAIMED) {
-        myr_ult_resume_internal(waiter);
+        if (myr_waiter_is_group(waiter))
+            waiter = myr_wait_group_arrive(waiter);
+        if (waiter)
+            myr_ult_resume_internal(waiter);
     }
     int old = atomic_fetch_or(&r->state, MYR_REQ_COMPLETE);
     if (old & MYR_REQ_FREED)
@@ -179,6 +182,65 @@ void myr_request_wait(myr_rank *self, struct myr_mpi_request *r)
     /* Another ULT of this rank waits on it already (MPI_THREAD_MULTIPLE). */
     myr_wait_note note = {.kind = MYR_WAIT_REQUEST, .what = r};
     myr_wait_until(self, request_done_cb, r, &note);
+}
+
+void myr_request_wait_all(myr_rank *self, int count, struct myr_mpi_request *const requests[],
+                          const myr_wait_note *note)
+{
+    /* The guard (1) keeps the count above 0 while we register: a request
+     * completing meanwhile then cannot resume us before we are ready. */
+    myr_wait_group group = {.ult = myr_ult_self_internal()};
+    atomic_init(&group.pending, 1);
+    myr_ult_t *tagged = (myr_ult_t *)((uintptr_t)&group | MYR_WAITER_GROUP_TAG);
+    bool foreign = false;   /* a request another ULT waits for, or a task */
+    for (int i = 0; i < count; i++) {
+        struct myr_mpi_request *r = requests[i];
+        if (!r || !r->active || myr_request_done(r))
+            continue;
+        /* Counted before it is published: its completer may arrive at once. */
+        atomic_fetch_add_explicit(&group.pending, 1, memory_order_relaxed);
+        myr_ult_t *expected = NULL;
+        if (!atomic_compare_exchange_strong(&r->waiter, &expected, tagged)) {
+            atomic_fetch_sub_explicit(&group.pending, 1, memory_order_relaxed);
+            /* CLAIMED: being completed (its COMPLETE is awaited below). */
+            if (expected != MYR_WAITER_CLAIMED)
+                foreign = true;
+        }
+    }
+    if (atomic_fetch_sub(&group.pending, 1) != 1) {
+        bool noted = false;
+        unsigned left;
+        while ((left = atomic_load(&group.pending)) != 0) {
+            /* A worker with nothing else to run watches the count instead:
+             * a completer from another worker then only decrements it. */
+            if (myr_ult_spin_while_idle_unchanged(&group.pending, left))
+                continue;
+            if (note && !noted) {
+                myr_wait_note_set(self, note);
+                noted = true;
+            }
+            /* The last completer resumes us; a resume left over from an
+             * earlier wait only brings us back to the test. */
+            myr_ult_suspend_internal();
+        }
+        if (noted)
+            myr_wait_note_clear(self);
+    }
+    /* Each completer sets COMPLETE last, after its decrement and resume:
+     * until then the request (and our ULT) may still be in its hands. */
+    for (int i = 0; i < count; i++) {
+        struct myr_mpi_request *r = requests[i];
+        if (r && r->active)
+            while (atomic_load_explicit(&r->waiter, memory_order_acquire) ==
+                       MYR_WAITER_CLAIMED &&
+                   !myr_request_done(r))
+                myr_ult_yield_internal();
+    }
+    if (foreign) {
+        for (int i = 0; i < count; i++)
+            if (requests[i] && requests[i]->active)
+                myr_request_wait(self, requests[i]);
+    }
 }
 
 /* Completion by the request's own blocking call: nobody else can be

@@ -53,6 +53,34 @@ typedef enum {
  * requests only (myr_request_complete). */
 #define MYR_WAITER_NOTIFY ((myr_ult_t *)2)
 
+/* Several requests' waiter (MPI_Waitall, core/p2p.c myr_request_wait_all):
+ * each pending request's `waiter` holds the group's address tagged with
+ * MYR_WAITER_GROUP_TAG, and its completer wakes the group's ULT only when
+ * it completes the last of them. The group lives on the waiter's stack. */
+typedef struct myr_wait_group {
+    _Atomic unsigned pending;   /* registered requests not yet completed, + a
+                                   guard while the waiter registers */
+    myr_ult_t *ult;
+} myr_wait_group;
+#define MYR_WAITER_GROUP_TAG ((uintptr_t)4)
+
+static inline bool myr_waiter_is_group(myr_ult_t *waiter)
+{
+    return ((uintptr_t)waiter & MYR_WAITER_GROUP_TAG) != 0;
+}
+
+/* A completer's part for a group waiter: one fewer pending; the last one
+ * returns the ULT to resume (NULL otherwise). The ULT is read before the
+ * decrement, after which the group may be gone; the ULT stays, because the
+ * waiter leaves only once each of its requests is COMPLETE, which the
+ * completer sets after its resume. */
+static inline myr_ult_t *myr_wait_group_arrive(myr_ult_t *waiter)
+{
+    myr_wait_group *g = (myr_wait_group *)((uintptr_t)waiter & ~MYR_WAITER_GROUP_TAG);
+    myr_ult_t *ult = g->ult;
+    return atomic_fetch_sub(&g->pending, 1) == 1 ? ult : NULL;
+}
+
 /* Request state bits. */
 enum { MYR_REQ_COMPLETE = 1, MYR_REQ_FREED = 2 };
 
@@ -237,6 +265,13 @@ static inline bool myr_request_done(const struct myr_mpi_request *r)
 MYR_INTERNAL void myr_request_complete(struct myr_mpi_request *r);
 /* Wait (suspended) until r is complete. */
 MYR_INTERNAL void myr_request_wait(myr_rank *self, struct myr_mpi_request *r);
+/* Wait until every active request of requests[0..count) is complete
+ * (MPI_Waitall; NULL entries and inactive requests are skipped), woken
+ * once, by the completer of the last one. `note` describes the wait for
+ * the deadlock report. */
+MYR_INTERNAL void myr_request_wait_all(myr_rank *self, int count,
+                                       struct myr_mpi_request *const requests[],
+                                       const myr_wait_note *note);
 
 /* Start the operation described by the request's fields. Returns an MPI
  * error class (MPI_ERR_BUFFER when a buffered send does not fit). */

@@ -226,9 +226,14 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
         return err;
     if ((err = check_requests(call, count, requests)))
         return err;
-    many m = {count, requests};
     myr_wait_note note = {.kind = MYR_WAIT_REQUESTS, .what = requests, .n = count};
-    myr_wait_until(self, all_done, &m, &note);
+    if (__builtin_expect(myr_wait_yields, 0)) {
+        many m = {count, requests};
+        myr_wait_until(self, all_done, &m, &note);
+    } else {
+        /* Woken once, when the last request completes, not at each. */
+        myr_request_wait_all(self, count, requests, &note);
+    }
     err = retire_all(count, requests, statuses);
     return err ? myr_mpi_error(MPI_COMM_WORLD, err, call,
                                "an operation failed; see the statuses' MPI_ERROR")
