@@ -22,8 +22,25 @@
 
 /* ---- requests -------------------------------------------------------- */
 
-/* Requests and envelopes come from per-worker caches (ult/core_api.h). */
-enum { CACHE_REQUEST = 0, CACHE_ENVELOPE = 1 };
+/* Requests, envelopes and small eager copies come from per-worker caches
+ * (ult/core_api.h; coll/nbc.c has cache 2). An eager copy of at most
+ * EAGER_BLOCK bytes takes a whole block: malloc and free of the sizes a
+ * halo exchange sends cost a few hundred instructions per message, and
+ * the free of a copy another worker made takes its arena's lock. */
+enum { CACHE_REQUEST = 0, CACHE_ENVELOPE = 1, CACHE_EAGER = 3, EAGER_BLOCK = 1024 };
+
+void *myr_p2p_eager_alloc(size_t bytes)
+{
+    return bytes <= EAGER_BLOCK ? myr_ult_cache_get(CACHE_EAGER, EAGER_BLOCK) : malloc(bytes);
+}
+
+static void eager_free(void *copy, size_t bytes)
+{
+    if (bytes <= EAGER_BLOCK)
+        myr_ult_cache_put(CACHE_EAGER, copy, EAGER_BLOCK);
+    else
+        free(copy);
+}
 
 struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind)
 {
@@ -55,8 +72,8 @@ void myr_request_release(struct myr_mpi_request *r)
 /* An envelope nobody references any more, with its data copy. */
 static void envelope_free(myr_envelope *e)
 {
-    if (e->eager != e->small)
-        free(e->eager);
+    if (e->eager && e->eager != e->small)
+        eager_free(e->eager, e->bytes);
     e->magic = MYR_MAGIC_DEAD;
     myr_ult_cache_put(CACHE_ENVELOPE, e, sizeof *e);
 }
@@ -485,7 +502,7 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
     }
     void *copy = NULL;
     if (eager && bytes) {
-        copy = bytes <= sizeof e->small ? e->small : malloc(bytes);
+        copy = bytes <= sizeof e->small ? e->small : myr_p2p_eager_alloc(bytes);
         if (copy) {
             copy_data(copy, MPI_BYTE, buf, type, count, bytes);
         } else if (!s) {

@@ -240,6 +240,9 @@ static inline void myr_request_init_solo(struct myr_mpi_request *r, myr_rank *ow
 }
 
 MYR_INTERNAL struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind);
+/* Memory for an envelope's eager copy of `bytes` (> MYR_ENVELOPE_INLINE),
+ * freed with its envelope (envelope->bytes must say the same size). */
+MYR_INTERNAL void *myr_p2p_eager_alloc(size_t bytes);
 MYR_INTERNAL void myr_request_release(struct myr_mpi_request *r);
 MYR_INTERNAL bool myr_request_valid(MPI_Request r);
 static inline bool myr_request_done(const struct myr_mpi_request *r)

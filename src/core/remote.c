@@ -533,7 +533,7 @@ static void take_arrival(const myr_net_arrival *m)
         e = myr_p2p_envelope_new();
         void *copy = NULL;
         if (e && !m->rndv && m->len) {
-            copy = m->len <= sizeof e->small ? e->small : malloc(m->len);
+            copy = m->len <= sizeof e->small ? e->small : myr_p2p_eager_alloc(m->len);
             if (copy)
                 memcpy(copy, m->data, m->len);
         }
