@@ -210,6 +210,33 @@ static inline void advance(myr_worker *w)
                           memory_order_relaxed);
 }
 
+/* Start loading what the next ULTs of w's deque read first when they run,
+ * while the ULT we switch to runs: the stack top of the first (its
+ * descriptor, with the saved stack pointer, was asked for at the previous
+ * switch) and the descriptor of the second. With many ranks per worker a
+ * rank runs again only after every other one, so these lines come from
+ * memory. Owner only, and a hint: a slot may be taken by a thief at any
+ * moment (its ULT then runs elsewhere and the addresses go stale, which
+ * only wastes the prefetch; descriptors are never unmapped). */
+static inline void prefetch_ahead(myr_worker *w)
+{
+#ifndef MYR_SANITIZE   /* a stale slot's descriptor may be a freed one */
+    myr_deque *d = &w->deque;
+    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    if (t >= b)
+        return;
+    myr_deque_ring *r = atomic_load_explicit(&d->ring, memory_order_relaxed);
+    myr_ult *first = atomic_load_explicit(&r->slot[t & r->mask], memory_order_relaxed);
+    myr_ult_prefetch_stack(first);
+    if (t + 1 < b)
+        __builtin_prefetch(atomic_load_explicit(&r->slot[(t + 1) & r->mask],
+                                                memory_order_relaxed), 1);
+#else
+    (void)w;
+#endif
+}
+
 /* Run `next` in place of `cur` on worker `w`; cb(cur) publishes `cur`.
  * Returns when `cur` runs again, possibly on another worker. */
 static void ult_switch(myr_worker *w, myr_ult *cur, myr_ult *next,
@@ -219,6 +246,7 @@ static void ult_switch(myr_worker *w, myr_ult *cur, myr_ult *next,
     next->worker = w;
     w->current = next;
     advance(w);
+    prefetch_ahead(w);
     errno_save(w, cur);
     fiber_switch(&cur->fiber, &next->fiber, cb, cur, dying);
     errno_restore(cur);
@@ -739,6 +767,7 @@ void myr_sched_loop(myr_worker *w)
         u->worker = w;
         w->current = u;
         advance(w);
+        prefetch_ahead(w);
         fiber_switch(&w->sched, &u->fiber, NULL, NULL, false);
         /* Back: some ULT switched here and its callback already ran. */
     }
