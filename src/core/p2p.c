@@ -270,6 +270,17 @@ static void complete_own(struct myr_mpi_request *r)
         myr_request_complete(r);
 }
 
+/* Completion while the request is being started: its handle is not yet
+ * the program's (or, for MPI_Start, the program is inside the call), so no
+ * ULT can wait for it, free it or make a task depend on it yet: plain
+ * stores, no notification. CLAIMED, as any completer leaves it, tells the
+ * later registrations (a wait, a task's dependence) that it is done. */
+static inline void complete_at_start(struct myr_mpi_request *r)
+{
+    atomic_store_explicit(&r->waiter, MYR_WAITER_CLAIMED, memory_order_relaxed);
+    atomic_store_explicit(&r->state, MYR_REQ_COMPLETE, memory_order_relaxed);
+}
+
 void myr_status_empty(MPI_Status *s)
 {
     s->MPI_SOURCE = MPI_ANY_SOURCE;
@@ -313,7 +324,7 @@ fill_and_complete_recv(struct myr_mpi_request *rr, int source, int tag,
     rr->status.myr_cancelled = 0;
     rr->status.myr_bytes = (MPI_Count)n;
     if (own)
-        complete_own(rr);
+        complete_at_start(rr);
     else
         complete(rr);
 }
@@ -441,7 +452,7 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
     if (peer == MPI_PROC_NULL) {
         if (s) {
             myr_status_empty(&s->status);
-            complete_own(s);
+            complete_at_start(s);
         }
         return MPI_SUCCESS;
     }
@@ -482,7 +493,7 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
             atomic_fetch_sub(&self->bsend.used, reserve);
         if (s) {
             s->status.MPI_ERROR = MPI_SUCCESS;
-            complete_own(s);
+            complete_at_start(s);
         }
         return MPI_SUCCESS;
     }
@@ -547,7 +558,7 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
         envelope_free(e);
         if (s) {
             s->status.MPI_ERROR = MPI_SUCCESS;
-            complete_own(s);
+            complete_at_start(s);
         }
         return MPI_SUCCESS;
     }
@@ -558,7 +569,7 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
     myr_wait_notify(dest);  /* a probe may be waiting for this message */
     if (eager && s) {
         s->status.MPI_ERROR = MPI_SUCCESS;
-        complete_own(s);
+        complete_at_start(s);
     }
     return MPI_SUCCESS;
 }
@@ -586,7 +597,7 @@ static void recv_from_proc_null(struct myr_mpi_request *r)
 {
     myr_status_empty(&r->status);
     r->status.MPI_SOURCE = MPI_PROC_NULL;
-    complete_own(r);
+    complete_at_start(r);
 }
 
 /* Whether a message from comm rank `source` will likely be copied on this
