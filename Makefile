@@ -2,7 +2,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: all deps demo check conformance conformance-omp bench bench-demo bench-lu bench-mm bench-imbalance bench-threads bench-omp bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net clean install
+.PHONY: all deps demo check conformance conformance-omp bench bench-demo bench-lu bench-mm bench-imbalance bench-threads bench-omp bench-startup bench-coll bench-coll-nb bench-coll-procs bench-net plots clean install
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -124,6 +124,13 @@ bench-coll-procs: all
 # scripts/bench-net, e.g. BENCH_ARGS=--quick (under ~3 minutes).
 bench-net: all
 	BUILD=$(BUILD) scripts/bench-net $(BENCH_ARGS)
+
+# The benchmarks' figures (docs/figures/*.png): runs the benchmarks behind
+# them one after the other with quick options (~10 minutes), keeps their
+# data in docs/figures/data, then draws them with gnuplot
+# (scripts/plot-figures; `scripts/plot-figures` alone redraws from the data).
+plots: all
+	BUILD=$(BUILD) scripts/plot-figures --run
 
 clean:
 	rm -rf build build-asan build-aarch64

@@ -272,8 +272,11 @@ static int run_sized(const bench *b, int coll, long i, long *wrong)
  * the same one from these calls); *wrong: results that were not right. */
 static double run_loop(const bench *b, int coll, int mode, long n, int *err, long *wrong)
 {
-    const int sum_int = b->size * (b->size + 1) / 2;
-    const double sum_double = (double)sum_int;
+    /* From N = 65536 on the sum no longer fits an int: the double is exact,
+     * the int is what a wrapping MPI_SUM of ints gives. */
+    const long long sum = (long long)b->size * (b->size + 1) / 2;
+    const int sum_int = (int)(unsigned)sum;
+    const double sum_double = (double)sum;
     double mine = b->rank + 1.0, total = 0;
     int rc = MPI_SUCCESS;
     double t0 = now_s();
