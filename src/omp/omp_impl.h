@@ -126,6 +126,10 @@ struct omp_thr {
     omp_taskgroup *taskgroup;
     omp_taskgroup *outer_group;     /* the creator's, for task reductions */
     struct omp_deps *deps;          /* dependences among its children */
+    /* The team of its last parallel region, kept for the next one (team.c):
+     * a region is mostly its team's allocation and release otherwise. */
+    omp_team *spare_team;
+    size_t spare_size;
 };
 
 /* park.c */

@@ -296,6 +296,8 @@ static void *task_main(void *arg)
     if (!myr_omp_task_cancelled(&t->thr))  /* else dropped, not started */
         t->fn(t->args);
     myr_omp_taskwait(&t->thr);
+    free(t->thr.spare_team);   /* the team of a parallel region it ran */
+    t->thr.spare_team = NULL;
     if (t->event)
         event_wait(t->event);
     myr_omp_set_thr(NULL);
@@ -319,9 +321,11 @@ static void run_included(omp_thr *t, void (*fn)(void *), void *arg,
     own.final = t->final || (flags & TASK_FINAL);
     atomic_init(&own.children.count, 0);
     own.deps = NULL;  /* its taskgroup stays: its descendants belong to it */
+    own.spare_team = NULL;   /* t's stays t's */
     myr_omp_set_thr(&own);
     fn(arg);
     myr_omp_taskwait(&own);  /* its children count on `own` */
+    free(own.spare_team);
     myr_omp_set_thr(t);
 }
 

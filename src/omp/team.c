@@ -58,6 +58,7 @@ static void free_initial(void *p)
     if (t->initial) {
         if (t->pool)
             pool_end(t->pool);
+        free(t->spare_team);
         free(t->team);
     }
 }
@@ -394,10 +395,15 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
 {
     omp_thr *up = myr_omp_thr();
     unsigned n = team_size(up, asked);
-    omp_team *team = aligned_alloc(64, (sizeof *team + n * sizeof(omp_thr)
-                                        + 63) / 64 * 64);
-    if (!team)
-        myr_omp_unsupported("a parallel region without memory for its team");
+    size_t size = (sizeof(omp_team) + n * sizeof(omp_thr) + 63) / 64 * 64;
+    omp_team *team = up->spare_team;
+    if (team && up->spare_size == size) {
+        up->spare_team = NULL;
+    } else {
+        team = aligned_alloc(64, size);
+        if (!team)
+            myr_omp_unsupported("a parallel region without memory for its team");
+    }
     memset(team, 0, sizeof *team + n * sizeof(omp_thr));
     team->nthreads = n;
     team->fn = fn;
@@ -443,7 +449,13 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
         free(team->ws[i].mem);
         free(team->ws[i].doacross);
     }
-    free(team);
+    for (unsigned i = 0; i < n; i++)
+        free(team->thr[i].spare_team);   /* its threads' nested regions' */
+    /* Kept for the encountering thread's next region (the same size in
+     * the usual loop of regions); a team of another size replaces it. */
+    free(up->spare_team);
+    up->spare_team = team;
+    up->spare_size = size;
 }
 
 /* ---- GOMP entry points ---------------------------------------------- */
