@@ -3,9 +3,23 @@
 #ifndef MYR_TEST_CHECK_H
 #define MYR_TEST_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A 32-bit integer hash (xor-shift-multiply): the stress tests derive
+ * sizes, partners and payload bytes from it, so that a receiver can
+ * recompute what a sender sent. */
+static inline uint32_t check_hash32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
 
 #define CHECK(cond)                                                          \
     do {                                                                     \

@@ -13,12 +13,7 @@ enum { NEIGHBOURS = 4, BATCH = 16, MAX_INTS = 8192 };
 
 static uint32_t mix(uint32_t x)
 {
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return x;
+    return check_hash32(x);
 }
 
 /* Message `seq` from `src` to its `k`-th neighbour: its length in ints. */

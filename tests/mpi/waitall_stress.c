@@ -19,12 +19,7 @@ enum { PARTNERS = 4, MAX_BYTES = 40000, SLOTS = 4 * PARTNERS + 3 };
 
 static uint32_t mix(uint32_t x)
 {
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return x;
+    return check_hash32(x);
 }
 
 /* Round `round`'s k-th distance (the same for every rank), in 1..size-1. */
