@@ -500,6 +500,11 @@ typedef struct myr_rank {
     myr_bsend_state bsend;
     struct myr_attr *predefined_type_attrs;   /* on MPI_INT... (mpi/attr.c) */
     myr_match_queues match;
+    /* Numbers the rank's point-to-point requests as they start (receives
+     * as they are posted): MPI_Waitany and MPI_Testany return the earliest
+     * started of the completed ones (mpi/request.c). Owner-written; the
+     * ULTs of a rank that race on it only blur that order. */
+    _Atomic unsigned long start_seq;
     myr_waitcell wait;
     int exit_code;                   /* main's return value */
     bool returned;                   /* main returned */

@@ -576,6 +576,7 @@ send_core(myr_rank *self, const void *buf, int count, MPI_Datatype type, int pee
 
 int myr_p2p_start_send(struct myr_mpi_request *s)
 {
+    myr_request_number(s);
     atomic_store_explicit(&s->state, 0, memory_order_relaxed);
     if (!s->solo)
         atomic_store_explicit(&s->waiter, NULL, memory_order_relaxed);
@@ -675,6 +676,7 @@ take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source
 
 void myr_p2p_start_recv(struct myr_mpi_request *r)
 {
+    myr_request_number(r);
     atomic_store_explicit(&r->state, 0, memory_order_relaxed);
     if (!r->solo)
         atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
@@ -717,6 +719,7 @@ void myr_p2p_recv_blocking(myr_rank *self, struct myr_mpi_request *r, void *buf,
 
 void myr_p2p_start_mrecv(struct myr_mpi_request *r, myr_envelope *msg)
 {
+    myr_request_number(r);
     atomic_store_explicit(&r->state, 0, memory_order_relaxed);
     if (!r->solo)
         atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);

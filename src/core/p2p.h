@@ -135,6 +135,9 @@ struct myr_mpi_request {
     /* Read only when waiter is MYR_WAITER_NOTIFY. */
     void (*notify)(void *arg);
     void *notify_arg;
+    /* Its owner's start_seq when it started (0: not a point-to-point one):
+     * which of several completed requests MPI_Waitany returns. */
+    unsigned long start_seq;
 };
 _Static_assert(__builtin_offsetof(struct myr_mpi_request, rbuf) < 64 &&
                __builtin_offsetof(struct myr_mpi_request, status) + sizeof(MPI_Status) <= 128,
@@ -227,6 +230,15 @@ static inline void myr_request_init(struct myr_mpi_request *r, myr_rank *owner,
     r->env = NULL;
     r->dest = NULL;
     r->next = r->prev = NULL;
+    r->start_seq = 0;
+}
+
+/* Number a request as its owner starts it (see myr_rank.start_seq). */
+static inline void myr_request_number(struct myr_mpi_request *r)
+{
+    unsigned long n = atomic_load_explicit(&r->owner->start_seq, memory_order_relaxed) + 1;
+    atomic_store_explicit(&r->owner->start_seq, n, memory_order_relaxed);
+    r->start_seq = n;
 }
 
 /* A blocking call's own request (`solo`): the calling ULT is its waiter

@@ -267,18 +267,26 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
 }
 int MPI_Testall(int, MPI_Request[], int *, MPI_Status[]) MYR_PMPI(Testall);
 
-/* Index of the first completed pending request, MPI_UNDEFINED if none is
- * pending, -1 if some are pending but none completed. */
+/* Index of the completed pending request that started first (point-to-
+ * point requests are numbered as they start; others count as earliest),
+ * MPI_UNDEFINED if none is pending, -1 if some are pending but none
+ * completed. MPI lets Waitany/Testany pick any completed one; the earliest
+ * started is the order the messages were matched in, which programs that
+ * post several MPI_ANY_SOURCE receives and stop at a sender's last
+ * message rely on (HPCC's RandomAccess lost the updates that completed
+ * beside a "finished" message in a lower slot). */
 static int first_done(int count, MPI_Request requests[])
 {
     bool pending = false;
+    int best = -1;
     for (int i = 0; i < count; i++)
         if (is_pending(requests[i])) {
-            if (myr_request_done(requests[i]))
-                return i;
             pending = true;
+            if (myr_request_done(requests[i]) &&
+                (best < 0 || requests[i]->start_seq < requests[best]->start_seq))
+                best = i;
         }
-    return pending ? -1 : MPI_UNDEFINED;
+    return best >= 0 ? best : pending ? -1 : MPI_UNDEFINED;
 }
 
 static int finish_any(const char *call, int count, MPI_Request requests[], int *index,

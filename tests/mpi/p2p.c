@@ -247,6 +247,57 @@ static void ssend_waits_for_the_match(void)
     }
 }
 
+/* Several MPI_ANY_SOURCE receives that have all completed: Waitany and
+ * Testany hand them back in the order they matched (the order they were
+ * posted), whatever their index, so that a program stopping at a sender's
+ * last message (HPCC's RandomAccess) sees every message sent before it.
+ * Rank 1 sends SLOTS messages, tags 0, 1, ...; rank 0 posts the receives
+ * into slots SLOTS-1 ... 0 (the last index first) and waits until all of
+ * them completed before it takes any. Round 0: the messages may arrive
+ * before their receives; round 1: after (rank 1 waits for a go). */
+static void any_returns_completed_requests_in_start_order(void)
+{
+    enum { SLOTS = 6, GO = 99 };
+    MPI_Comm comm;   /* its own: no other message matches its wildcards */
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    for (int round = 0; round < 2 && size >= 2; round++) {
+        if (rank == 1) {
+            int go;
+            if (round == 1)
+                CHECK_OK(MPI_Recv(&go, 1, MPI_INT, 0, GO, comm, MPI_STATUS_IGNORE));
+            for (int t = 0; t < SLOTS; t++)
+                CHECK_OK(MPI_Send(&t, 1, MPI_INT, 0, t, comm));
+        } else if (rank == 0) {
+            int vals[SLOTS];
+            MPI_Request reqs[SLOTS];
+            for (int i = SLOTS - 1; i >= 0; i--)
+                CHECK_OK(MPI_Irecv(&vals[i], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                                   comm, &reqs[i]));
+            if (round == 1) {
+                int go = 1;
+                CHECK_OK(MPI_Send(&go, 1, MPI_INT, 1, GO, comm));
+            }
+            for (int i = 0; i < SLOTS; i++) {   /* all complete, none retired */
+                int flag = 0;
+                while (!flag)
+                    CHECK_OK(MPI_Request_get_status(reqs[i], &flag, MPI_STATUS_IGNORE));
+            }
+            for (int t = 0; t < SLOTS; t++) {
+                int idx, flag = 1;
+                MPI_Status st;
+                if (round == 0)
+                    CHECK_OK(MPI_Waitany(SLOTS, reqs, &idx, &st));
+                else
+                    CHECK_OK(MPI_Testany(SLOTS, reqs, &idx, &flag, &st));
+                CHECK(flag && idx == SLOTS - 1 - t && st.MPI_TAG == t && vals[idx] == t &&
+                      st.MPI_SOURCE == 1);
+            }
+        }
+    }
+    CHECK_OK(MPI_Comm_free(&comm));
+    sync_all();
+}
+
 /* Waitany, Waitsome, Testany, Testsome, Testall over a set of receives from
  * every other rank: each completes exactly once. */
 static void wait_and_test_families(void)
@@ -664,6 +715,8 @@ static const test_case cases[] = {
     {"proc_null_completes_at_once", proc_null_completes_at_once},
     {"ssend_waits_for_the_match", ssend_waits_for_the_match},
     {"wait_and_test_families", wait_and_test_families},
+    {"any_returns_completed_requests_in_start_order",
+     any_returns_completed_requests_in_start_order},
     {"probe_and_matched_probe", probe_and_matched_probe},
     {"mprobe_races_receive_each_message_once", mprobe_races_receive_each_message_once},
     {"cancel_pending_operations", cancel_pending_operations},
