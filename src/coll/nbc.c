@@ -37,13 +37,27 @@
  * time, and at most one runner of a rank runs a communicator's
  * collectives, which is what the algorithms of coll.c assume.
  *
+ * The FIFO has two parties, no lock: the rank's starts (one at a time:
+ * MPI makes concurrent collective calls on one communicator erroneous)
+ * and the finisher of its head (one at a time: the head's completer or
+ * runner, or the rank itself in MPI_Wait). Only `tail` is shared, as in
+ * an MCS lock's queue: a start exchanges it for its operation; finding
+ * NULL it is the head and launches it, else it links itself behind the
+ * previous tail (`next`, release). A finisher reads `next`; finding NULL
+ * it swings `tail` from its operation back to NULL (sequentially
+ * consistent, like the drain waiters' check, wait.c), and when that CAS
+ * fails a start is between its exchange and its link: it waits for the
+ * link (a few instructions, unless that start's kernel thread was
+ * preempted). The previous tail cannot go away before its link is made:
+ * its finisher waits for it, and only completes its request after.
+ *
  * Finishing an operation: its outcome is settled in its request (while
- * the round's error message is still there), then under the queue's lock
- * it is unlinked and the next one taken; `pending` is decremented
- * (sequentially consistent: drain waiters, wait.c); the request is
- * completed (myr_request_complete resumes MPI_Wait or notifies the rank);
- * the next operation is launched; the operation's reference to the
- * communicator goes last.
+ * the round's error message is still there), then it is unlinked and the
+ * next one taken; the request is completed (myr_request_complete resumes
+ * MPI_Wait or notifies the rank; finished by the rank itself inside its
+ * MPI_Wait, a plain store, nobody else may wait for it); the next
+ * operation is launched; the operation's reference to the communicator
+ * goes last.
  *
  * Lifetimes. An operation holds its own reference to the communicator
  * handle (the queue lives in it), and the request another (released with
@@ -55,13 +69,14 @@
 #include "core/p2p.h"
 #include "ult/core_api.h"
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct myr_coll_nb_op {
-    struct myr_coll_nb_op *next;
+    _Atomic(struct myr_coll_nb_op *) next;   /* behind it in the FIFO */
     MPI_Comm comm;                 /* a reference of its own */
     myr_rank *self;
     const char *call;
@@ -149,24 +164,57 @@ static void complete_request(struct myr_mpi_request *r)
     myr_wait_notify(owner);
 }
 
+/* The request of an operation finished by its rank's own MPI_Wait on it
+ * (coll_nb_finish_own from coll_round_join), or by its rank inside the
+ * call that started it: nobody else waits for it (MPI makes two waits on
+ * one request erroneous, and a collective's request cannot be freed), so
+ * COMPLETE is a store and the waiter is left alone (myr_request_wait
+ * reads COMPLETE first). The owner is still notified, for a wait on
+ * several requests by another ULT of the rank. */
+static void complete_own_request(struct myr_mpi_request *r)
+{
+    myr_rank *owner = r->owner;
+    atomic_store_explicit(&r->state, MYR_REQ_COMPLETE, memory_order_release);
+    myr_wait_notify(owner);
+}
+
+/* Unlink op, the head of its FIFO: the next operation, or NULL (then the
+ * FIFO is empty). See the model. */
+static struct myr_coll_nb_op *unlink_head(myr_coll_nb_queue *q, struct myr_coll_nb_op *op)
+{
+    struct myr_coll_nb_op *next = atomic_load_explicit(&op->next, memory_order_acquire);
+    if (next)
+        return next;
+    struct myr_coll_nb_op *expected = op;
+    if (atomic_compare_exchange_strong(&q->tail, &expected, NULL))
+        return NULL;
+    /* A start took tail after op: wait for its link. */
+    for (unsigned spins = 0; !(next = atomic_load_explicit(&op->next, memory_order_acquire));
+         spins++) {
+        if (spins < 256)
+            myr_cpu_relax();
+        else
+            sched_yield();   /* the starter's kernel thread was preempted */
+    }
+    return next;
+}
+
 /* The operation is over (its request settled): unlink it, complete its
- * request (a resume of a batch), launch the next one. */
-static void finish(struct myr_coll_nb_op *op)
+ * request (a resume of a batch; `own`: see complete_own_request), launch
+ * the next one. */
+static void finish(struct myr_coll_nb_op *op, bool own)
 {
     myr_coll_nb_queue *q = queue_of(op->comm, op->self);
     if (op->cleanup)
         op->cleanup(op->args);
-    myr_spin_lock(&q->lock);
-    struct myr_coll_nb_op *next = op->next;
-    q->head = next;
-    if (!next)
-        q->tail = NULL;
-    myr_spin_unlock(&q->lock);
-    atomic_fetch_sub(&q->pending, 1);
+    struct myr_coll_nb_op *next = unlink_head(q, op);
     MPI_Comm comm = op->comm;
     struct myr_mpi_request *request = op->request;
     /* op is the request's from here on (op_release): not touched again. */
-    complete_request(request);
+    if (own)
+        complete_own_request(request);
+    else
+        complete_request(request);
     if (next)
         launch(next, false);
     /* The next operation's reference keeps the queue alive; with none,
@@ -186,12 +234,12 @@ void coll_nb_complete_all(void *done)
 {
     for (struct myr_coll_nb_op *op = done, *next; op; op = next) {
         next = op->done;
-        finish(op);
+        finish(op, false);
     }
     myr_ult_resume_batch_end();
 }
 
-void coll_nb_finish_own(void *op_, coll_state *s, int me)
+void coll_nb_finish_own(void *op_, coll_state *s, int me, bool own)
 {
     struct myr_coll_nb_op *op = op_;
     const char *why = NULL;
@@ -203,7 +251,7 @@ void coll_nb_finish_own(void *op_, coll_state *s, int me)
     else
         err = coll_finish(s, op->self, me, &s->slots[me], &why);
     settle(op->request, op->call, err, why);
-    finish(op);
+    finish(op, own);
     myr_ult_resume_batch_end();
 }
 
@@ -214,7 +262,7 @@ void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r)
         op->self != self)
         return;
     if (coll_round_join(&op->at, self, op->comm))
-        coll_nb_finish_own(op, op->at.s, op->at.me);
+        coll_nb_finish_own(op, op->at.s, op->at.me, true);
 }
 
 /* Arrive at the round for the rank; the last arrival finishes it. `own`:
@@ -225,7 +273,7 @@ static void arrive(struct myr_coll_nb_op *op, bool own)
     if (!s) {
         settle(op->request, op->call, MPI_ERR_NO_MEM,
                "out of memory for the communicator's collective state");
-        finish(op);
+        finish(op, false);
         myr_ult_resume_batch_end();
         return;
     }
@@ -260,7 +308,7 @@ static void *runner_main(void *arg)
      * copied now, before this rank takes part in another. */
     settle(op->request, op->call, err, why);
     atomic_store_explicit(&q->runner, NULL, memory_order_relaxed);
-    finish(op);   /* launches the next one: a round, or a runner of its own */
+    finish(op, false);   /* launches the next one: a round, or a runner of its own */
     myr_ult_resume_batch_end();
     return NULL;
 }
@@ -279,7 +327,7 @@ static int start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, co
     }
     /* Field by field: a compound literal would clear the whole header
      * first, for fields that are written before they are read. */
-    op->next = NULL;
+    atomic_store_explicit(&op->next, NULL, memory_order_relaxed);
     op->comm = comm;
     op->self = self;
     op->call = call;
@@ -294,19 +342,13 @@ static int start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, co
     r->active = true;
     myr_comm_retain(comm);   /* the operation's */
     myr_coll_nb_queue *q = queue_of(comm, self);
-    myr_spin_lock(&q->lock);
-    bool first = q->head == NULL;
-    if (first)
-        q->head = op;
-    else
-        q->tail->next = op;
-    q->tail = op;
-    atomic_fetch_add(&q->pending, 1);
-    myr_spin_unlock(&q->lock);
-    /* Before the launch: the operation may complete, and its request be
-     * retired by another ULT of the rank, inside it. */
+    /* Before the operation is queued: once it is, it may complete, and
+     * its request be retired by another ULT of the rank. */
     *request = r;
-    if (first)
+    struct myr_coll_nb_op *prev = atomic_exchange_explicit(&q->tail, op, memory_order_acq_rel);
+    if (prev)
+        atomic_store_explicit(&prev->next, op, memory_order_release);
+    else
         launch(op, true);
     return MPI_SUCCESS;
 }
@@ -365,18 +407,18 @@ int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call, void
 
 static bool queue_empty(void *arg)
 {
-    return atomic_load((_Atomic int *)arg) == 0;
+    return atomic_load((_Atomic(struct myr_coll_nb_op *) *)arg) == NULL;
 }
 
 void myr_coll_nb_drain_slow(MPI_Comm comm, myr_rank *self)
 {
     myr_coll_nb_queue *q = queue_of(comm, self);
-    if (atomic_load(&q->pending) == 0)
+    if (atomic_load(&q->tail) == NULL)
         return;
     /* An operation's own algorithm calling a blocking entry point runs it
      * as part of itself: the queue cannot empty before it returns. */
     if (atomic_load_explicit(&q->runner, memory_order_relaxed) == myr_ult_self_internal())
         return;
-    myr_wait_until(self, queue_empty, &q->pending,
+    myr_wait_until(self, queue_empty, &q->tail,
                    &(myr_wait_note){.kind = MYR_WAIT_NB_COLLECTIVES, .comm = comm});
 }

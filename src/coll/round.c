@@ -459,7 +459,7 @@ static void *release_group_main(void *arg)
 static void finish_claimed(coll_state *s, coll_group *own, int me, void *own_op)
 {
     atomic_fetch_sub_explicit(&own->nb_open, 1, memory_order_relaxed);
-    coll_nb_finish_own(own_op, s, me);
+    coll_nb_finish_own(own_op, s, me, true);
 }
 
 /* The completer of a round in which some rank did not wait for it (a

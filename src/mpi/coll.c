@@ -759,8 +759,8 @@ static inline myr_rank *alone_in(MPI_Comm comm, const char *call)
     myr_rank *self = myr_rank_self();
     if (!__builtin_expect(self && self->init_state == 1 && myr_comm_valid(comm), 1) ||
         comm->kind == MYR_COMM_INTER || myr_comm_size(comm) != 1 ||
-        atomic_load_explicit(&myr_comm_local_of(comm, self)->nb.pending,
-                             memory_order_relaxed) != 0)
+        atomic_load_explicit(&myr_comm_local_of(comm, self)->nb.tail,
+                             memory_order_relaxed) != NULL)
         return NULL;
     atomic_store_explicit(&self->last_call, call, memory_order_relaxed);
     return self;
