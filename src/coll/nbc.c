@@ -148,6 +148,7 @@ static void settle(struct myr_mpi_request *r, const char *call, int err, const c
 
 static void *runner_main(void *arg);
 static void launch(struct myr_coll_nb_op *op, bool own);
+static void launch_runner(struct myr_coll_nb_op *op);
 
 /* myr_request_complete, but its resume one of a batch (the caller ends
  * it): resuming the ranks one by one, each resume announced to the idle
@@ -265,21 +266,37 @@ void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r)
         coll_nb_finish_own(op, op->at.s, op->at.me, true);
 }
 
+/* A round that cannot be arrived at: the communicator has no state. */
+__attribute__((noinline)) static void arrive_failed(struct myr_coll_nb_op *op)
+{
+    settle(op->request, op->call, MPI_ERR_NO_MEM,
+           "out of memory for the communicator's collective state");
+    finish(op, false);
+    myr_ult_resume_batch_end();
+}
+
 /* Arrive at the round for the rank; the last arrival finishes it. `own`:
- * in the rank's own call that started the operation. */
-static void arrive(struct myr_coll_nb_op *op, bool own)
+ * in the rank's own call that started the operation. Inline: in that call
+ * (start_op) it is most of the work. */
+static inline __attribute__((always_inline)) void arrive(struct myr_coll_nb_op *op, bool own)
 {
     coll_state *s = coll_state_of(op->comm, op->self);
-    if (!s) {
-        settle(op->request, op->call, MPI_ERR_NO_MEM,
-               "out of memory for the communicator's collective state");
-        finish(op, false);
-        myr_ult_resume_batch_end();
+    if (__builtin_expect(!s, 0)) {
+        arrive_failed(op);
         return;
     }
     int me = myr_comm_rank(op->comm, op->self);
     coll_slot *mine = &s->slots[me];
-    coll_slot_fill(mine, (const myr_coll_args *)op->args, me, s->size);
+    const myr_coll_args *a = (const myr_coll_args *)op->args;
+    if (a->kind == MYR_COLL_BARRIER && a->carry == MPI_SUCCESS) {
+        /* What is read of a barrier's slot (as in myr_coll_barrier), and
+         * its arguments for the others' checks. */
+        mine->kind = MYR_COLL_BARRIER;
+        mine->nonblocking = true;
+        mine->a = a;
+    } else {
+        coll_slot_fill(mine, a, me, s->size);
+    }
     coll_round_nb(s, me, mine, op, &op->at, own);
 }
 
@@ -290,6 +307,12 @@ static void launch(struct myr_coll_nb_op *op, bool own)
         arrive(op, own);
         return;
     }
+    launch_runner(op);
+}
+
+/* A runner for op (launch). */
+static void launch_runner(struct myr_coll_nb_op *op)
+{
     /* A communicator of one rank never waits for another: run it now,
      * without a ULT. So does a runner nobody can start (out of memory),
      * rather than leave the queue stuck. */
@@ -348,8 +371,10 @@ static int start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, co
     struct myr_coll_nb_op *prev = atomic_exchange_explicit(&q->tail, op, memory_order_acq_rel);
     if (prev)
         atomic_store_explicit(&prev->next, op, memory_order_release);
+    else if (!fn)
+        arrive(op, true);   /* inline: the usual nonblocking collective */
     else
-        launch(op, true);
+        launch_runner(op);
     return MPI_SUCCESS;
 }
 
