@@ -132,18 +132,27 @@ static myr_coll_nb_queue *queue_of(MPI_Comm comm, myr_rank *self)
     return &myr_comm_local_of(comm, self)->nb;
 }
 
-/* The request's outcome: a collective's status says only MPI_ERROR. */
-static void settle(struct myr_mpi_request *r, const char *call, int err, const char *why)
+/* settle's message of a failed operation. */
+__attribute__((noinline)) static void settle_failed(struct myr_mpi_request *r, const char *call,
+                                                   const char *why)
 {
-    myr_status_empty(&r->status);
-    r->status.MPI_ERROR = err;
-    if (err == MPI_SUCCESS)
-        return;
     const char *what = why && why[0] ? why : "the operation failed";
     size_t n = strlen(call) + strlen(what) + 3;
     r->why = malloc(n);
     if (r->why)
         snprintf(r->why, n, "%s: %s", call, what);
+}
+
+/* The request's outcome: a collective's status says only MPI_ERROR. */
+static inline void settle(struct myr_mpi_request *r, const char *call, int err,
+                          const char *why)
+{
+    /* myr_status_empty's, inline. */
+    r->status = (MPI_Status){.MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG,
+                             .MPI_ERROR = err};
+    if (__builtin_expect(err == MPI_SUCCESS, 1))
+        return;
+    settle_failed(r, call, why);
 }
 
 static void *runner_main(void *arg);
@@ -203,7 +212,7 @@ static struct myr_coll_nb_op *unlink_head(myr_coll_nb_queue *q, struct myr_coll_
 /* The operation is over (its request settled): unlink it, complete its
  * request (a resume of a batch; `own`: see complete_own_request), launch
  * the next one. */
-static void finish(struct myr_coll_nb_op *op, bool own)
+static inline __attribute__((always_inline)) void finish(struct myr_coll_nb_op *op, bool own)
 {
     myr_coll_nb_queue *q = queue_of(op->comm, op->self);
     if (op->cleanup)
@@ -249,7 +258,7 @@ void coll_nb_finish_own(void *op_, coll_state *s, int me, bool own)
         why = s->why;
     else if (s->parallel)   /* the completer did every share (release_flat) */
         err = atomic_load_explicit(&s->phase_err, memory_order_relaxed), why = s->phase_why;
-    else
+    else if (s->slots[me].kind != MYR_COLL_BARRIER)   /* a barrier has no part */
         err = coll_finish(s, op->self, me, &s->slots[me], &why);
     settle(op->request, op->call, err, why);
     finish(op, own);
