@@ -347,8 +347,9 @@ static void *runner_main(void *arg)
 
 /* Queue the operation `op` (its arguments in place) and launch it if it is
  * the rank's first on comm. */
-static int start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, const char *call,
-                    myr_coll_nb_fn fn, myr_coll_nb_cleanup cleanup, MPI_Request *request)
+static inline __attribute__((always_inline)) int
+start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, const char *call,
+         myr_coll_nb_fn fn, myr_coll_nb_cleanup cleanup, MPI_Request *request)
 {
     struct myr_mpi_request *r = myr_request_new(self, MYR_REQ_COLL);
     if (!r) {
@@ -387,11 +388,17 @@ static int start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, co
     return MPI_SUCCESS;
 }
 
-static int start(MPI_Comm comm, myr_rank *self, const char *call, myr_coll_nb_fn fn,
-                 const void *args, size_t args_size, myr_coll_nb_cleanup cleanup,
-                 MPI_Request *request)
+/* Start an operation run by `fn` (a runner): in `op`, its arguments in
+ * place, or (op NULL) in a new block, a copy of `args`. Out of line: the
+ * usual operation, a round, is started by start_op inline. */
+__attribute__((noinline)) static int start(MPI_Comm comm, myr_rank *self, const char *call,
+                                           myr_coll_nb_fn fn, const void *args,
+                                           size_t args_size, myr_coll_nb_cleanup cleanup,
+                                           MPI_Request *request, struct myr_coll_nb_op *op)
 {
-    struct myr_coll_nb_op *op = op_new(args_size);
+    if (op)
+        return start_op(op, comm, self, call, fn, cleanup, request);
+    op = op_new(args_size);
     if (!op) {
         if (cleanup)
             cleanup((void *)args);   /* the starter's copy is the one to clean */
@@ -422,7 +429,7 @@ int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
                       myr_coll_nb_fn fn, const void *args, size_t args_size,
                       myr_coll_nb_cleanup cleanup, MPI_Request *request)
 {
-    return start(comm, self, call, fn, args, args_size, cleanup, request);
+    return start(comm, self, call, fn, args, args_size, cleanup, request, NULL);
 }
 
 /* A communicator spanning several OS processes: its collectives wait
@@ -435,8 +442,10 @@ static int run_across_processes(MPI_Comm comm, myr_rank *self, void *args, const
 int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call, void *args,
                            myr_coll_nb_cleanup cleanup, MPI_Request *request)
 {
-    return start_op(op_of_args(args), comm, self, call,
-                    coll_spans_processes(comm) ? run_across_processes : NULL, cleanup, request);
+    if (__builtin_expect(coll_spans_processes(comm), 0))
+        return start(comm, self, call, run_across_processes, NULL, 0, cleanup, request,
+                     op_of_args(args));
+    return start_op(op_of_args(args), comm, self, call, NULL, cleanup, request);
 }
 
 static bool queue_empty(void *arg)
