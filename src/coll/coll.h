@@ -211,7 +211,7 @@ void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r);
 void myr_coll_nb_drain_slow(MPI_Comm comm, myr_rank *self);
 static inline void myr_coll_nb_drain(MPI_Comm comm, myr_rank *self)
 {
-    if (__builtin_expect(atomic_load(&myr_comm_local_of(comm, self)->nb.pending) != 0, 0))
+    if (__builtin_expect(atomic_load(&myr_comm_local_of(comm, self)->nb.tail) != NULL, 0))
         myr_coll_nb_drain_slow(comm, self);
 }
 

@@ -269,8 +269,10 @@ void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op, coll_
  * completer finishes it. */
 bool coll_round_join(const coll_nb_place *at, myr_rank *self, MPI_Comm comm);
 /* nbc.c: the rank's own part of its operation `op` after the release of
- * round `s`: its results, its request, the next operation. */
-void coll_nb_finish_own(void *op, coll_state *s, int me);
+ * round `s`: its results, its request, the next operation. `own`: done
+ * by the rank itself (in its MPI_Wait on op, or in the call that started
+ * op), so nobody else waits for op's request. */
+void coll_nb_finish_own(void *op, coll_state *s, int me, bool own);
 /* nbc.c, for the completer of a nonblocking round: operation `op`'s
  * round is over with `err` (`why` is copied now: the next round rewrites
  * it); op is linked in front of `done`, which is returned. Once it reads

@@ -37,13 +37,27 @@
  * time, and at most one runner of a rank runs a communicator's
  * collectives, which is what the algorithms of coll.c assume.
  *
+ * The FIFO has two parties, no lock: the rank's starts (one at a time:
+ * MPI makes concurrent collective calls on one communicator erroneous)
+ * and the finisher of its head (one at a time: the head's completer or
+ * runner, or the rank itself in MPI_Wait). Only `tail` is shared, as in
+ * an MCS lock's queue: a start exchanges it for its operation; finding
+ * NULL it is the head and launches it, else it links itself behind the
+ * previous tail (`next`, release). A finisher reads `next`; finding NULL
+ * it swings `tail` from its operation back to NULL (sequentially
+ * consistent, like the drain waiters' check, wait.c), and when that CAS
+ * fails a start is between its exchange and its link: it waits for the
+ * link (a few instructions, unless that start's kernel thread was
+ * preempted). The previous tail cannot go away before its link is made:
+ * its finisher waits for it, and only completes its request after.
+ *
  * Finishing an operation: its outcome is settled in its request (while
- * the round's error message is still there), then under the queue's lock
- * it is unlinked and the next one taken; `pending` is decremented
- * (sequentially consistent: drain waiters, wait.c); the request is
- * completed (myr_request_complete resumes MPI_Wait or notifies the rank);
- * the next operation is launched; the operation's reference to the
- * communicator goes last.
+ * the round's error message is still there), then it is unlinked and the
+ * next one taken; the request is completed (myr_request_complete resumes
+ * MPI_Wait or notifies the rank; finished by the rank itself inside its
+ * MPI_Wait, a plain store, nobody else may wait for it); the next
+ * operation is launched; the operation's reference to the communicator
+ * goes last.
  *
  * Lifetimes. An operation holds its own reference to the communicator
  * handle (the queue lives in it), and the request another (released with
@@ -55,13 +69,14 @@
 #include "core/p2p.h"
 #include "ult/core_api.h"
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct myr_coll_nb_op {
-    struct myr_coll_nb_op *next;
+    _Atomic(struct myr_coll_nb_op *) next;   /* behind it in the FIFO */
     MPI_Comm comm;                 /* a reference of its own */
     myr_rank *self;
     const char *call;
@@ -117,13 +132,10 @@ static myr_coll_nb_queue *queue_of(MPI_Comm comm, myr_rank *self)
     return &myr_comm_local_of(comm, self)->nb;
 }
 
-/* The request's outcome: a collective's status says only MPI_ERROR. */
-static void settle(struct myr_mpi_request *r, const char *call, int err, const char *why)
+/* settle's message of a failed operation. */
+__attribute__((noinline)) static void settle_failed(struct myr_mpi_request *r, const char *call,
+                                                   const char *why)
 {
-    myr_status_empty(&r->status);
-    r->status.MPI_ERROR = err;
-    if (err == MPI_SUCCESS)
-        return;
     const char *what = why && why[0] ? why : "the operation failed";
     size_t n = strlen(call) + strlen(what) + 3;
     r->why = malloc(n);
@@ -131,8 +143,21 @@ static void settle(struct myr_mpi_request *r, const char *call, int err, const c
         snprintf(r->why, n, "%s: %s", call, what);
 }
 
+/* The request's outcome: a collective's status says only MPI_ERROR. */
+static inline void settle(struct myr_mpi_request *r, const char *call, int err,
+                          const char *why)
+{
+    /* myr_status_empty's, inline. */
+    r->status = (MPI_Status){.MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG,
+                             .MPI_ERROR = err};
+    if (__builtin_expect(err == MPI_SUCCESS, 1))
+        return;
+    settle_failed(r, call, why);
+}
+
 static void *runner_main(void *arg);
 static void launch(struct myr_coll_nb_op *op, bool own);
+static void launch_runner(struct myr_coll_nb_op *op);
 
 /* myr_request_complete, but its resume one of a batch (the caller ends
  * it): resuming the ranks one by one, each resume announced to the idle
@@ -151,24 +176,57 @@ static void complete_request(struct myr_mpi_request *r)
     myr_wait_notify(owner);
 }
 
+/* The request of an operation finished by its rank's own MPI_Wait on it
+ * (coll_nb_finish_own from coll_round_join), or by its rank inside the
+ * call that started it: nobody else waits for it (MPI makes two waits on
+ * one request erroneous, and a collective's request cannot be freed), so
+ * COMPLETE is a store and the waiter is left alone (myr_request_wait
+ * reads COMPLETE first). The owner is still notified, for a wait on
+ * several requests by another ULT of the rank. */
+static void complete_own_request(struct myr_mpi_request *r)
+{
+    myr_rank *owner = r->owner;
+    atomic_store_explicit(&r->state, MYR_REQ_COMPLETE, memory_order_release);
+    myr_wait_notify(owner);
+}
+
+/* Unlink op, the head of its FIFO: the next operation, or NULL (then the
+ * FIFO is empty). See the model. */
+static struct myr_coll_nb_op *unlink_head(myr_coll_nb_queue *q, struct myr_coll_nb_op *op)
+{
+    struct myr_coll_nb_op *next = atomic_load_explicit(&op->next, memory_order_acquire);
+    if (next)
+        return next;
+    struct myr_coll_nb_op *expected = op;
+    if (atomic_compare_exchange_strong(&q->tail, &expected, NULL))
+        return NULL;
+    /* A start took tail after op: wait for its link. */
+    for (unsigned spins = 0; !(next = atomic_load_explicit(&op->next, memory_order_acquire));
+         spins++) {
+        if (spins < 256)
+            myr_cpu_relax();
+        else
+            sched_yield();   /* the starter's kernel thread was preempted */
+    }
+    return next;
+}
+
 /* The operation is over (its request settled): unlink it, complete its
- * request (a resume of a batch), launch the next one. */
-static void finish(struct myr_coll_nb_op *op)
+ * request (a resume of a batch; `own`: see complete_own_request), launch
+ * the next one. */
+static inline __attribute__((always_inline)) void finish(struct myr_coll_nb_op *op, bool own)
 {
     myr_coll_nb_queue *q = queue_of(op->comm, op->self);
     if (op->cleanup)
         op->cleanup(op->args);
-    myr_spin_lock(&q->lock);
-    struct myr_coll_nb_op *next = op->next;
-    q->head = next;
-    if (!next)
-        q->tail = NULL;
-    myr_spin_unlock(&q->lock);
-    atomic_fetch_sub(&q->pending, 1);
+    struct myr_coll_nb_op *next = unlink_head(q, op);
     MPI_Comm comm = op->comm;
     struct myr_mpi_request *request = op->request;
     /* op is the request's from here on (op_release): not touched again. */
-    complete_request(request);
+    if (own)
+        complete_own_request(request);
+    else
+        complete_request(request);
     if (next)
         launch(next, false);
     /* The next operation's reference keeps the queue alive; with none,
@@ -188,12 +246,12 @@ void coll_nb_complete_all(void *done)
 {
     for (struct myr_coll_nb_op *op = done, *next; op; op = next) {
         next = op->done;
-        finish(op);
+        finish(op, false);
     }
     myr_ult_resume_batch_end();
 }
 
-void coll_nb_finish_own(void *op_, coll_state *s, int me)
+void coll_nb_finish_own(void *op_, coll_state *s, int me, bool own)
 {
     struct myr_coll_nb_op *op = op_;
     const char *why = NULL;
@@ -202,10 +260,10 @@ void coll_nb_finish_own(void *op_, coll_state *s, int me)
         why = s->why;
     else if (s->parallel)   /* the completer did every share (release_flat) */
         err = atomic_load_explicit(&s->phase_err, memory_order_relaxed), why = s->phase_why;
-    else
+    else if (s->slots[me].kind != MYR_COLL_BARRIER)   /* a barrier has no part */
         err = coll_finish(s, op->self, me, &s->slots[me], &why);
     settle(op->request, op->call, err, why);
-    finish(op);
+    finish(op, own);
     myr_ult_resume_batch_end();
 }
 
@@ -216,24 +274,40 @@ void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r)
         op->self != self)
         return;
     if (coll_round_join(&op->at, self, op->comm))
-        coll_nb_finish_own(op, op->at.s, op->at.me);
+        coll_nb_finish_own(op, op->at.s, op->at.me, true);
+}
+
+/* A round that cannot be arrived at: the communicator has no state. */
+__attribute__((noinline)) static void arrive_failed(struct myr_coll_nb_op *op)
+{
+    settle(op->request, op->call, MPI_ERR_NO_MEM,
+           "out of memory for the communicator's collective state");
+    finish(op, false);
+    myr_ult_resume_batch_end();
 }
 
 /* Arrive at the round for the rank; the last arrival finishes it. `own`:
- * in the rank's own call that started the operation. */
-static void arrive(struct myr_coll_nb_op *op, bool own)
+ * in the rank's own call that started the operation. Inline: in that call
+ * (start_op) it is most of the work. */
+static inline __attribute__((always_inline)) void arrive(struct myr_coll_nb_op *op, bool own)
 {
     coll_state *s = coll_state_of(op->comm, op->self);
-    if (!s) {
-        settle(op->request, op->call, MPI_ERR_NO_MEM,
-               "out of memory for the communicator's collective state");
-        finish(op);
-        myr_ult_resume_batch_end();
+    if (__builtin_expect(!s, 0)) {
+        arrive_failed(op);
         return;
     }
     int me = myr_comm_rank(op->comm, op->self);
     coll_slot *mine = &s->slots[me];
-    coll_slot_fill(mine, (const myr_coll_args *)op->args, me, s->size);
+    const myr_coll_args *a = (const myr_coll_args *)op->args;
+    if (a->kind == MYR_COLL_BARRIER && a->carry == MPI_SUCCESS) {
+        /* What is read of a barrier's slot (as in myr_coll_barrier), and
+         * its arguments for the others' checks. */
+        mine->kind = MYR_COLL_BARRIER;
+        mine->nonblocking = true;
+        mine->a = a;
+    } else {
+        coll_slot_fill(mine, a, me, s->size);
+    }
     coll_round_nb(s, me, mine, op, &op->at, own);
 }
 
@@ -244,6 +318,12 @@ static void launch(struct myr_coll_nb_op *op, bool own)
         arrive(op, own);
         return;
     }
+    launch_runner(op);
+}
+
+/* A runner for op (launch). */
+static void launch_runner(struct myr_coll_nb_op *op)
+{
     /* A communicator of one rank never waits for another: run it now,
      * without a ULT. So does a runner nobody can start (out of memory),
      * rather than leave the queue stuck. */
@@ -262,15 +342,16 @@ static void *runner_main(void *arg)
      * copied now, before this rank takes part in another. */
     settle(op->request, op->call, err, why);
     atomic_store_explicit(&q->runner, NULL, memory_order_relaxed);
-    finish(op);   /* launches the next one: a round, or a runner of its own */
+    finish(op, false);   /* launches the next one: a round, or a runner of its own */
     myr_ult_resume_batch_end();
     return NULL;
 }
 
 /* Queue the operation `op` (its arguments in place) and launch it if it is
  * the rank's first on comm. */
-static int start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, const char *call,
-                    myr_coll_nb_fn fn, myr_coll_nb_cleanup cleanup, MPI_Request *request)
+static inline __attribute__((always_inline)) int
+start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, const char *call,
+         myr_coll_nb_fn fn, myr_coll_nb_cleanup cleanup, MPI_Request *request)
 {
     struct myr_mpi_request *r = myr_request_new(self, MYR_REQ_COLL);
     if (!r) {
@@ -281,7 +362,7 @@ static int start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, co
     }
     /* Field by field: a compound literal would clear the whole header
      * first, for fields that are written before they are read. */
-    op->next = NULL;
+    atomic_store_explicit(&op->next, NULL, memory_order_relaxed);
     op->comm = comm;
     op->self = self;
     op->call = call;
@@ -296,28 +377,30 @@ static int start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, co
     r->active = true;
     myr_comm_retain(comm);   /* the operation's */
     myr_coll_nb_queue *q = queue_of(comm, self);
-    myr_spin_lock(&q->lock);
-    bool first = q->head == NULL;
-    if (first)
-        q->head = op;
-    else
-        q->tail->next = op;
-    q->tail = op;
-    atomic_fetch_add(&q->pending, 1);
-    myr_spin_unlock(&q->lock);
-    /* Before the launch: the operation may complete, and its request be
-     * retired by another ULT of the rank, inside it. */
+    /* Before the operation is queued: once it is, it may complete, and
+     * its request be retired by another ULT of the rank. */
     *request = r;
-    if (first)
-        launch(op, true);
+    struct myr_coll_nb_op *prev = atomic_exchange_explicit(&q->tail, op, memory_order_acq_rel);
+    if (prev)
+        atomic_store_explicit(&prev->next, op, memory_order_release);
+    else if (!fn)
+        arrive(op, true);   /* inline: the usual nonblocking collective */
+    else
+        launch_runner(op);
     return MPI_SUCCESS;
 }
 
-static int start(MPI_Comm comm, myr_rank *self, const char *call, myr_coll_nb_fn fn,
-                 const void *args, size_t args_size, myr_coll_nb_cleanup cleanup,
-                 MPI_Request *request)
+/* Start an operation run by `fn` (a runner): in `op`, its arguments in
+ * place, or (op NULL) in a new block, a copy of `args`. Out of line: the
+ * usual operation, a round, is started by start_op inline. */
+__attribute__((noinline)) static int start(MPI_Comm comm, myr_rank *self, const char *call,
+                                           myr_coll_nb_fn fn, const void *args,
+                                           size_t args_size, myr_coll_nb_cleanup cleanup,
+                                           MPI_Request *request, struct myr_coll_nb_op *op)
 {
-    struct myr_coll_nb_op *op = op_new(args_size);
+    if (op)
+        return start_op(op, comm, self, call, fn, cleanup, request);
+    op = op_new(args_size);
     if (!op) {
         if (cleanup)
             cleanup((void *)args);   /* the starter's copy is the one to clean */
@@ -348,7 +431,7 @@ int myr_coll_nb_start(MPI_Comm comm, myr_rank *self, const char *call,
                       myr_coll_nb_fn fn, const void *args, size_t args_size,
                       myr_coll_nb_cleanup cleanup, MPI_Request *request)
 {
-    return start(comm, self, call, fn, args, args_size, cleanup, request);
+    return start(comm, self, call, fn, args, args_size, cleanup, request, NULL);
 }
 
 /* A communicator spanning several OS processes: its collectives wait
@@ -361,24 +444,26 @@ static int run_across_processes(MPI_Comm comm, myr_rank *self, void *args, const
 int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call, void *args,
                            myr_coll_nb_cleanup cleanup, MPI_Request *request)
 {
-    return start_op(op_of_args(args), comm, self, call,
-                    coll_spans_processes(comm) ? run_across_processes : NULL, cleanup, request);
+    if (__builtin_expect(coll_spans_processes(comm), 0))
+        return start(comm, self, call, run_across_processes, NULL, 0, cleanup, request,
+                     op_of_args(args));
+    return start_op(op_of_args(args), comm, self, call, NULL, cleanup, request);
 }
 
 static bool queue_empty(void *arg)
 {
-    return atomic_load((_Atomic int *)arg) == 0;
+    return atomic_load((_Atomic(struct myr_coll_nb_op *) *)arg) == NULL;
 }
 
 void myr_coll_nb_drain_slow(MPI_Comm comm, myr_rank *self)
 {
     myr_coll_nb_queue *q = queue_of(comm, self);
-    if (atomic_load(&q->pending) == 0)
+    if (atomic_load(&q->tail) == NULL)
         return;
     /* An operation's own algorithm calling a blocking entry point runs it
      * as part of itself: the queue cannot empty before it returns. */
     if (atomic_load_explicit(&q->runner, memory_order_relaxed) == myr_ult_self_internal())
         return;
-    myr_wait_until(self, queue_empty, &q->pending,
+    myr_wait_until(self, queue_empty, &q->tail,
                    &(myr_wait_note){.kind = MYR_WAIT_NB_COLLECTIVES, .comm = comm});
 }

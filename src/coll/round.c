@@ -454,12 +454,12 @@ static void *release_group_main(void *arg)
     return NULL;
 }
 
-/* The completer's own operation, claimed by nb_trees, once its group is
- * woken: off the group's open count, and finished as a joined rank's is. */
-static void finish_claimed(coll_state *s, coll_group *own, int me, void *own_op)
+/* The completer's own operation, claimed by nb_trees (which took it off
+ * the group's open count), once its group is woken: finished as a joined
+ * rank's is. */
+static void finish_claimed(coll_state *s, int me, void *own_op)
 {
-    atomic_fetch_sub_explicit(&own->nb_open, 1, memory_order_relaxed);
-    coll_nb_finish_own(own_op, s, me);
+    coll_nb_finish_own(own_op, s, me, true);
 }
 
 /* The completer of a round in which some rank did not wait for it (a
@@ -507,7 +507,7 @@ static void release_flat(coll_state *s, int me, unsigned gen, void *own_op)
         return;
     }
     wake_group(s, own, me, gen);
-    finish_claimed(s, own, me, own_op);
+    finish_claimed(s, me, own_op);
 }
 
 /* The completer's own operation, claimed for itself (another ULT of the
@@ -533,6 +533,11 @@ static bool nb_trees(coll_state *s, int me, void *own_op, unsigned gen)
         int open = atomic_load_explicit(&grp->nb_open, memory_order_acquire);
         grp->tree = h != g ? open == 0
                            : own_op && open == 1 && claim_own(&s->waiters[me].nb_state, gen);
+        /* The completer's own, claimed: every other rank of its group has
+         * joined, and none arrives again before the release, so nobody
+         * else writes the count now. */
+        if (h == g && grp->tree)
+            atomic_store_explicit(&grp->nb_open, 0, memory_order_relaxed);
         trees += grp->tree;
     }
     return trees == s->ngroups;
@@ -576,7 +581,7 @@ static void round_release(coll_state *s, int me, const coll_slot *mine, unsigned
             wake(s, atomic_load_explicit(&s->groups[h].leader, memory_order_relaxed), gen);
     wake_group(s, &s->groups[g], me, gen);
     if (mine && mine->nonblocking)   /* claimed by nb_trees */
-        finish_claimed(s, &s->groups[g], me, own_op);
+        finish_claimed(s, me, own_op);
 }
 
 /* A waiting rank's wait for its wake-up from round `gen` (see round_body):

@@ -226,9 +226,10 @@ struct myr_rank;
  * have not finished, in call order (coll/nbc.c): the head is running. */
 struct myr_coll_nb_op;
 typedef struct myr_coll_nb_queue {
-    _Atomic int pending;                 /* started, not finished */
-    myr_spinlock lock;                   /* head and tail */
-    struct myr_coll_nb_op *head, *tail;
+    /* The last one started (NULL: none pending). Linked as a lock-free
+     * queue of two parties, the rank's starts and the head's finisher
+     * (coll/nbc.c explains it). */
+    _Atomic(struct myr_coll_nb_op *) tail;
     _Atomic(myr_ult_t *) runner;         /* the ULT running them, if any */
 } myr_coll_nb_queue;
 

@@ -647,6 +647,96 @@ static int check_inter_handles(const char *call, MPI_Comm comm, const myr_coll_a
         }                                                             \
     } while (0)
 
+/* Copy what the I-form's arguments point to (the count, displacement and
+ * type arrays, `n` entries each) into one block and take references to
+ * the derived types and user op they use; *cleanup is what releases them
+ * (NULL: nothing to release, the usual case). MPI_SUCCESS, or the error
+ * raised. Out of line: the usual call (no array, only predefined types and
+ * op) needs none of it. */
+__attribute__((noinline)) static int nb_hold(const char *call, MPI_Comm comm, nb_args *c,
+                                             int n, myr_coll_nb_cleanup *cleanup)
+{
+    *cleanup = NULL;
+    size_t ints = (size_t)n * ((c->a.scounts != NULL) + (c->a.sdispls != NULL) +
+                               (c->a.rcounts != NULL) + (c->a.rdispls != NULL));
+    size_t types = (size_t)n * ((c->a.stypes != NULL) + (c->a.rtypes != NULL));
+    if (ints + types > 0) {
+        /* Types first: the stricter alignment. */
+        char *next = c->arrays = malloc(types * sizeof(MPI_Datatype) + ints * sizeof(int));
+        if (!c->arrays)
+            return myr_mpi_error(comm, MPI_ERR_NO_MEM, call,
+                                 "out of memory for a nonblocking collective's arguments");
+        NB_COPY_ARRAY(c->a.stypes, next, n);
+        NB_COPY_ARRAY(c->a.rtypes, next, n);
+        NB_COPY_ARRAY(c->a.scounts, next, n);
+        NB_COPY_ARRAY(c->a.sdispls, next, n);
+        NB_COPY_ARRAY(c->a.rcounts, next, n);
+        NB_COPY_ARRAY(c->a.rdispls, next, n);
+    }
+    /* Nothing to hold or release (no array, only predefined types and
+     * op): no references, no cleanup call. */
+    bool plain = !c->arrays && !c->a.stypes && !c->a.rtypes &&
+                 (c->a.op == MPI_OP_NULL || c->a.op->kind != MYR_OP_USER) &&
+                 (c->a.stype == MPI_DATATYPE_NULL || c->a.stype->predefined) &&
+                 (c->a.rtype == MPI_DATATYPE_NULL || c->a.rtype->predefined) &&
+                 (c->a.type == MPI_DATATYPE_NULL || c->a.type->predefined);
+    if (!plain) {
+        nb_types(&c->a, n, retain_type);
+        if (c->a.op != MPI_OP_NULL)   /* the user may free it before completion */
+            myr_op_retain(c->a.op);
+        *cleanup = nb_cleanup;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Whether nb_hold has anything to do: an array, or a type or op that is
+ * not predefined. (Cheaper than nb_hold's exact answer: a few loads.) */
+static inline bool nb_needs_hold(const myr_coll_args *a)
+{
+    if (a->scounts || a->sdispls || a->rcounts || a->rdispls || a->stypes || a->rtypes)
+        return true;
+    return (a->op != MPI_OP_NULL && a->op->kind == MYR_OP_USER) ||
+           (a->stype != MPI_DATATYPE_NULL && !a->stype->predefined) ||
+           (a->rtype != MPI_DATATYPE_NULL && !a->rtype->predefined) ||
+           (a->type != MPI_DATATYPE_NULL && !a->type->predefined);
+}
+
+/* icoll_call on an intercommunicator: the engine runs the blocking
+ * algorithm on a ULT, from its own copy of the arguments. */
+__attribute__((noinline)) static int icoll_inter(const char *call, MPI_Comm comm,
+                                                 myr_rank *self, const myr_coll_args *args,
+                                                 MPI_Request *request)
+{
+    int err;
+    if (args->kind == MYR_COLL_SCAN || args->kind == MYR_COLL_EXSCAN)
+        return myr_inter_coll(call, comm, args);   /* refused there, as blocking */
+    nb_args on_stack;
+    nb_args *c = &on_stack;
+    c->a = *args;
+    c->a.nonblocking = true;
+    c->arrays = NULL;
+    c->call = call;
+    drop_insignificant_inter(&c->a);
+    /* The arrays have an entry per remote rank, but Reduce_scatter's
+     * counts one per local rank. */
+    int n = c->n = c->a.kind == MYR_COLL_REDUCE_SCATTER ? myr_comm_size(comm)
+                                                        : comm->remote_size;
+    if ((c->a.kind == MYR_COLL_ALLTOALLV || c->a.kind == MYR_COLL_ALLTOALLW) &&
+        (!c->a.scounts || !c->a.rcounts))
+        return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL",
+                             c->a.scounts ? "recvcounts" : "sendcounts");
+    if ((err = check_inter_handles(call, comm, &c->a, n)))
+        return err;
+    myr_coll_nb_cleanup cleanup;
+    if ((err = nb_hold(call, comm, c, n, &cleanup)))
+        return err;
+    /* On failure the engine has already called nb_cleanup. */
+    if ((err = myr_coll_nb_start(comm, self, call, nb_run_inter, c, sizeof *c, cleanup,
+                                 request)))
+        return myr_mpi_error(comm, err, call, "out of memory for a nonblocking collective");
+    return MPI_SUCCESS;
+}
+
 static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args,
                       MPI_Request *request)
 {
@@ -657,18 +747,15 @@ static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args
     if ((err = myr_check_comm(call, comm)) ||
         (err = myr_check_pointer(call, comm, request, "request")))
         return err;
-    bool inter = comm->kind == MYR_COMM_INTER;
-    if (inter && (args->kind == MYR_COLL_SCAN || args->kind == MYR_COLL_EXSCAN))
-        return myr_inter_coll(call, comm, args);   /* refused there, as blocking */
-    if (!inter && (err = check_args(call, comm, self, args)))
+    if (comm->kind == MYR_COMM_INTER)
+        return icoll_inter(call, comm, self, args, request);
+    if ((err = check_args(call, comm, self, args)))
         return err;
-    /* An intracommunicator's operation is built where the engine keeps it
-     * (no second copy); an intercommunicator's is copied by the engine. */
-    /* restrict: nothing else reaches the new block, so the compiler keeps
-     * its fields in registers. Field by field: a compound literal would
-     * clear it first. */
-    nb_args on_stack;
-    nb_args *restrict const c = inter ? &on_stack : myr_coll_nb_reserve(sizeof *c);
+    /* Built where the engine keeps it (no second copy). restrict:
+     * nothing else reaches the new block, so the compiler keeps its fields
+     * in registers. Field by field: a compound literal would clear it
+     * first. */
+    nb_args *restrict const c = myr_coll_nb_reserve(sizeof *c);
     if (!c)
         return myr_mpi_error(comm, MPI_ERR_NO_MEM, call,
                              "out of memory for a nonblocking collective");
@@ -676,56 +763,48 @@ static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args
     c->a.nonblocking = true;
     c->arrays = NULL;
     c->call = call;
-    if (inter)
-        drop_insignificant_inter(&c->a);
-    else
-        drop_insignificant(&c->a, myr_comm_rank(comm, self));
-    /* On an intercommunicator the arrays have an entry per remote rank,
-     * but Reduce_scatter's counts one per local rank. */
-    int n = c->n = !inter || c->a.kind == MYR_COLL_REDUCE_SCATTER ? myr_comm_size(comm)
-                                                               : comm->remote_size;
-    if (inter && (c->a.kind == MYR_COLL_ALLTOALLV || c->a.kind == MYR_COLL_ALLTOALLW) &&
-        (!c->a.scounts || !c->a.rcounts))
-        return myr_mpi_error(comm, MPI_ERR_ARG, call, "%s is NULL",
-                             c->a.scounts ? "recvcounts" : "sendcounts");
-    if (inter && (err = check_inter_handles(call, comm, &c->a, n)))
+    drop_insignificant(&c->a, myr_comm_rank(comm, self));
+    myr_coll_nb_cleanup cleanup = NULL;
+    if (__builtin_expect(nb_needs_hold(&c->a), 0) &&
+        (err = nb_hold(call, comm, c, c->n = myr_comm_size(comm), &cleanup))) {
+        myr_coll_nb_unreserve(c);
         return err;
-    size_t ints = (size_t)n * ((c->a.scounts != NULL) + (c->a.sdispls != NULL) +
-                               (c->a.rcounts != NULL) + (c->a.rdispls != NULL));
-    size_t types = (size_t)n * ((c->a.stypes != NULL) + (c->a.rtypes != NULL));
-    if (ints + types > 0) {
-        /* Types first: the stricter alignment. */
-        char *next = c->arrays = malloc(types * sizeof(MPI_Datatype) + ints * sizeof(int));
-        if (!c->arrays) {
-            if (!inter)
-                myr_coll_nb_unreserve(c);
-            return myr_mpi_error(comm, MPI_ERR_NO_MEM, call,
-                                 "out of memory for a nonblocking collective's arguments");
-        }
-        NB_COPY_ARRAY(c->a.stypes, next, n);
-        NB_COPY_ARRAY(c->a.rtypes, next, n);
-        NB_COPY_ARRAY(c->a.scounts, next, n);
-        NB_COPY_ARRAY(c->a.sdispls, next, n);
-        NB_COPY_ARRAY(c->a.rcounts, next, n);
-        NB_COPY_ARRAY(c->a.rdispls, next, n);
     }
-    /* Nothing to hold or release (no array, only predefined types and
-     * op, the usual case): no references, no cleanup call. */
-    bool plain = !c->arrays && !c->a.stypes && !c->a.rtypes &&
-                 (c->a.op == MPI_OP_NULL || c->a.op->kind != MYR_OP_USER) &&
-                 (c->a.stype == MPI_DATATYPE_NULL || c->a.stype->predefined) &&
-                 (c->a.rtype == MPI_DATATYPE_NULL || c->a.rtype->predefined) &&
-                 (c->a.type == MPI_DATATYPE_NULL || c->a.type->predefined);
-    if (!plain) {
-        nb_types(&c->a, n, retain_type);
-        if (c->a.op != MPI_OP_NULL)   /* the user may free it before completion */
-            myr_op_retain(c->a.op);
-    }
-    myr_coll_nb_cleanup cleanup = plain ? NULL : nb_cleanup;
     /* On failure the engine has already called nb_cleanup. */
-    if ((err = inter ? myr_coll_nb_start(comm, self, call, nb_run_inter, c, sizeof *c,
-                                         cleanup, request)
-                     : myr_coll_nb_start_coll(comm, self, call, c, cleanup, request)))
+    if ((err = myr_coll_nb_start_coll(comm, self, call, c, cleanup, request)))
+        return myr_mpi_error(comm, err, call, "out of memory for a nonblocking collective");
+    return MPI_SUCCESS;
+}
+
+/* MPI_Ibarrier: no arguments to check or copy, none to hold (see
+ * icoll_call). */
+static int ibarrier_call(MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ibarrier";
+    static const myr_coll_args a = {.kind = MYR_COLL_BARRIER};
+    int err;
+    myr_rank *self = myr_mpi_enter(call, &err);
+    if (!self)
+        return err;
+    if ((err = myr_check_comm(call, comm)) ||
+        (err = myr_check_pointer(call, comm, request, "request")))
+        return err;
+    if (comm->kind == MYR_COMM_INTER)
+        return icoll_inter(call, comm, self, &a, request);
+    myr_coll_args *c = myr_coll_nb_reserve(sizeof *c);
+    if (!c)
+        return myr_mpi_error(comm, MPI_ERR_NO_MEM, call,
+                             "out of memory for a nonblocking collective");
+    if (__builtin_expect(myr_comm_spans_processes(comm), 0)) {
+        *c = a;   /* procs.c reads them all */
+    } else {
+        /* All a round reads of a barrier's (nbc.c, arrive): a copy of
+         * the whole would cost more than the rest of this call. */
+        c->kind = MYR_COLL_BARRIER;
+        c->carry = MPI_SUCCESS;
+    }
+    c->nonblocking = true;
+    if ((err = myr_coll_nb_start_coll(comm, self, call, c, NULL, request)))
         return myr_mpi_error(comm, err, call, "out of memory for a nonblocking collective");
     return MPI_SUCCESS;
 }
@@ -759,8 +838,8 @@ static inline myr_rank *alone_in(MPI_Comm comm, const char *call)
     myr_rank *self = myr_rank_self();
     if (!__builtin_expect(self && self->init_state == 1 && myr_comm_valid(comm), 1) ||
         comm->kind == MYR_COMM_INTER || myr_comm_size(comm) != 1 ||
-        atomic_load_explicit(&myr_comm_local_of(comm, self)->nb.pending,
-                             memory_order_relaxed) != 0)
+        atomic_load_explicit(&myr_comm_local_of(comm, self)->nb.tail,
+                             memory_order_relaxed) != NULL)
         return NULL;
     atomic_store_explicit(&self->last_call, call, memory_order_relaxed);
     return self;
@@ -781,11 +860,6 @@ static inline bool reduce_alone(const void *sbuf, void *rbuf, int count, MPI_Dat
 }
 
 
-static int barrier(bool nb, MPI_Comm comm, MPI_Request *request)
-{
-    static const myr_coll_args a = {.kind = MYR_COLL_BARRIER};
-    return coll_start(comm, &a, nb, request);
-}
 int PMPI_Barrier(MPI_Comm comm)
 {
     if (alone_in(comm, "MPI_Barrier"))
@@ -795,7 +869,7 @@ int PMPI_Barrier(MPI_Comm comm)
 int MPI_Barrier(MPI_Comm comm) MYR_PMPI(Barrier);
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    return barrier(true, comm, request);
+    return ibarrier_call(comm, request);
 }
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) MYR_PMPI(Ibarrier);
 

@@ -85,8 +85,15 @@ enum { MYR_ALLOW_ANY = 1, MYR_ALLOW_PROC_NULL = 2 };
 int myr_check_peer(const char *call, MPI_Comm comm, myr_rank *self,
                    const char *what, int rank, int allow);
 int myr_check_tag(const char *call, MPI_Comm comm, int tag, bool allow_any);
-int myr_check_pointer(const char *call, MPI_Comm comm, const void *p,
-                      const char *what);
+/* A pointer argument that must not be NULL (`what` names it). Inline:
+ * every nonblocking call checks its request pointer. */
+int myr_check_pointer_slow(const char *call, MPI_Comm comm, const char *what);
+static inline int myr_check_pointer(const char *call, MPI_Comm comm, const void *p,
+                                    const char *what)
+{
+    return __builtin_expect(p != NULL, 1) ? MPI_SUCCESS
+                                          : myr_check_pointer_slow(call, comm, what);
+}
 
 /* What a handle that failed its check is instead, for the message:
  * "freed already", "a communicator" (a handle of another kind), or "not a

@@ -817,8 +817,114 @@ static void wait_joins_the_round_in_every_order(void)
     }
 }
 
+/* The FIFO of a rank's operations on a communicator is lock-free (coll/
+ * nbc.c): a start links itself behind the tail while the head's finisher,
+ * often another rank's ULT on another worker, unlinks it. Here queues of
+ * 1 to 6 operations of four kinds (some of 4,000 ints, whose rounds take
+ * longer), started by every rank in the same order but between them
+ * some ranks compute, some poll with MPI_Test, some start a blocking
+ * collective (which waits for the queue) and each waits in its own order:
+ * in call order, in reverse, with MPI_Waitall or MPI_Waitany. Every
+ * payload is checked. With more workers than cores, a start may be
+ * preempted between its exchange and its link, which the finisher waits
+ * out. */
+enum { FIFO_MAX = 6, FIFO_LONG = 4000 };
+
+static void fifo_start_races_the_finish_of_the_head(void)
+{
+    int n = world_size(), me = world_rank();
+    MPI_Comm dup;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    int iters = n > 64 ? 200 : 2000;
+    int *in = malloc(FIFO_MAX * FIFO_LONG * sizeof *in);
+    int *out = malloc(FIFO_MAX * FIFO_LONG * sizeof *out);
+    int *gath = malloc((size_t)FIFO_MAX * n * sizeof *gath);
+    CHECK(in && out && gath);
+    for (int i = 0; i < iters; i++) {
+        MPI_Comm comm = i % 3 == 2 ? dup : MPI_COMM_WORLD;
+        int depth = 1 + i % FIFO_MAX;
+        MPI_Request req[FIFO_MAX];
+        int kind[FIFO_MAX], count[FIFO_MAX], root[FIFO_MAX];
+        for (int k = 0; k < depth; k++) {
+            kind[k] = (int)(mix_hash((unsigned)i, (unsigned)k) % 4);
+            count[k] = mix_hash((unsigned)k, (unsigned)i) % 5 == 0 ? FIFO_LONG : 1 + k;
+            root[k] = (i + k) % n;
+            int *x = in + k * FIFO_LONG, *y = out + k * FIFO_LONG;
+            for (int j = 0; j < count[k]; j++) {
+                x[j] = me + i + j;
+                y[j] = -1;
+            }
+            if (kind[k] == 0) {
+                CHECK_OK(MPI_Ibarrier(comm, &req[k]));
+            } else if (kind[k] == 1) {
+                CHECK_OK(MPI_Iallreduce(x, y, count[k], MPI_INT, MPI_SUM, comm, &req[k]));
+            } else if (kind[k] == 2) {
+                if (me == root[k])
+                    for (int j = 0; j < count[k]; j++)
+                        y[j] = 3 * i + j + root[k];
+                CHECK_OK(MPI_Ibcast(y, count[k], MPI_INT, root[k], comm, &req[k]));
+            } else {
+                CHECK_OK(MPI_Iallgather(&x[0], 1, MPI_INT, gath + k * n, 1, MPI_INT, comm,
+                                        &req[k]));
+            }
+            /* Between the starts: this rank computes, polls, or goes on. */
+            unsigned between = mix_hash((unsigned)(me + 7 * k), (unsigned)i) % 4;
+            if (between == 1) {
+                double acc = 0;
+                for (unsigned j = 1; j < 100 + mix_hash((unsigned)i, (unsigned)me) % 3000; j++)
+                    acc += 1.0 / j;
+                join_sink = acc;
+            } else if (between == 2) {
+                int flag;
+                CHECK_OK(MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE));
+            }
+        }
+        /* Every seventh round a blocking collective follows the queue. */
+        int after = -1;
+        if (i % 7 == 0)
+            CHECK_OK(MPI_Allreduce(&me, &after, 1, MPI_INT, MPI_MIN, comm));
+        unsigned how = mix_hash((unsigned)me, (unsigned)(i + 1000)) % 4;
+        if (how == 0) {
+            for (int k = 0; k < depth; k++)
+                CHECK_OK(MPI_Wait(&req[k], MPI_STATUS_IGNORE));
+        } else if (how == 1) {
+            for (int k = depth - 1; k >= 0; k--)
+                CHECK_OK(MPI_Wait(&req[k], MPI_STATUS_IGNORE));
+        } else if (how == 2) {
+            CHECK_OK(MPI_Waitall(depth, req, MPI_STATUSES_IGNORE));
+        } else {
+            /* (An MPI_Test between the starts may have completed req[0].) */
+            for (int idx = 0, left = depth; idx != MPI_UNDEFINED; left--) {
+                CHECK(left >= 0);
+                CHECK_OK(MPI_Waitany(depth, req, &idx, MPI_STATUS_IGNORE));
+            }
+        }
+        for (int k = 0; k < depth; k++) {
+            CHECK(req[k] == MPI_REQUEST_NULL);
+            int *y = out + k * FIFO_LONG;
+            if (kind[k] == 1) {
+                for (int j = 0; j < count[k]; j++)
+                    CHECK(y[j] == n * (n - 1) / 2 + n * (i + j));
+            } else if (kind[k] == 2) {
+                for (int j = 0; j < count[k]; j++)
+                    CHECK(y[j] == 3 * i + j + root[k]);
+            } else if (kind[k] == 3) {
+                for (int r = 0; r < n; r++)
+                    CHECK(gath[k * n + r] == r + i);
+            }
+        }
+        if (i % 7 == 0)
+            CHECK(after == 0);
+    }
+    free(in);
+    free(out);
+    free(gath);
+    CHECK_OK(MPI_Comm_free(&dup));
+}
+
 static const test_case cases[] = {
     {"wait_joins_the_round_in_every_order", wait_joins_the_round_in_every_order},
+    {"fifo_start_races_the_finish_of_the_head", fifo_start_races_the_finish_of_the_head},
     {"ibarrier_completes_only_when_all_arrive", ibarrier_completes_only_when_all_arrive},
     {"ibcast_from_every_root", ibcast_from_every_root},
     {"iallreduce_sums_and_in_place", iallreduce_sums_and_in_place},
