@@ -657,7 +657,11 @@ void GOMP_single_copy_end(void *data)
  * posted (depend(source)); depend(sink: v) waits until v's owner's word
  * passes v's rank. A waiter parks on `gen` after announcing itself in
  * `waiters` (both sides seq_cst: the poster either sees the waiter and
- * bumps gen, or the waiter sees the post).
+ * bumps gen, or the waiter sees the post). Each side also puts a full
+ * fence between its write and its read: C11 does not need it, but qemu-user
+ * runs aarch64's store-release then load-acquire on an x86 host without a
+ * store-load fence between them, and lost a wake-up there (a sink parked
+ * for good, 64 ranks of 5 threads under load).
  */
 typedef struct omp_doacross {
     unsigned ncounts;
@@ -746,6 +750,7 @@ static void doacross_post(const ull *v)
     for (unsigned i = 0; i < d->ncounts; i++)
         rank += v[i] * d->radix[i];
     atomic_store(&d->posted[owner_of(d, t->team->nthreads, v[0])], rank + 1);
+    atomic_thread_fence(memory_order_seq_cst);  /* see the comment above */
     if (atomic_load(&d->waiters)) {
         atomic_fetch_add(&d->gen, 1);
         myr_omp_unpark(&d->gen, true);
@@ -770,6 +775,7 @@ static void doacross_wait(const ull *v)
     for (;;) {
         uint32_t g = atomic_load(&d->gen);
         atomic_fetch_add(&d->waiters, 1);
+        atomic_thread_fence(memory_order_seq_cst);
         bool done = atomic_load(word) > rank;
         if (!done)
             myr_omp_park(&d->gen, g);
