@@ -720,8 +720,10 @@ static void doacross_begin(omp_thr *t, unsigned ncounts, const ull *counts,
     d->n0 = counts[0];
     d->q = counts[0] / nth;
     d->r = counts[0] % nth;
+    /* With no iteration (counts[0] == 0) gcc leaves the inner counts
+     * unset: nothing is posted or waited for, and the ranks stay 0. */
     ull radix = 1;
-    for (unsigned i = ncounts; i-- > 0;) {
+    for (unsigned i = counts[0] ? ncounts : 0; i-- > 0;) {
         d->radix[i] = radix;
         if (counts[i] && radix > ~0ull / counts[i])
             myr_omp_unsupported("doacross loops of more than 2^64 iterations");
