@@ -1,5 +1,6 @@
 /*
- * loop.c — worksharing: loops (every schedule, ordered), sections, single.
+ * loop.c — worksharing: loops (every schedule, ordered), sections, single,
+ * scope; their task reductions are task.c's.
  *
  * Slots (omp_impl.h): the first thread to claim construct k fills its slot
  * and sets `ready`; the others wait for `ready` (a few instructions). The
@@ -69,6 +70,7 @@ static void ws_end(omp_thr *t)
         free(ws->doacross);
         ws->doacross = NULL;
         ws->copyprivate = NULL;
+        ws->wsred = NULL;  /* its threads free it (task.c) */
         atomic_store_explicit(&ws->arrived, 0, memory_order_relaxed);
         atomic_store_explicit(&ws->left, 0, memory_order_relaxed);
         atomic_store_explicit(&ws->ready, 0, memory_order_relaxed);
@@ -228,8 +230,21 @@ static bool next_ull(omp_thr *t, ull *istart, ull *iend, bool ordered)
     return true;
 }
 
+/* reduction(task, ...) on the construct (`reductions` non-NULL): the
+ * first thread registers the team's copies before it publishes the slot,
+ * the others attach to them (task.c). */
+static void ws_reductions(omp_thr *t, uintptr_t *reductions, bool first)
+{
+    if (!reductions)
+        return;
+    if (first)
+        t->ws->wsred = myr_omp_wsred_register(t, reductions);
+    else
+        myr_omp_wsred_attach(t, reductions, t->ws->wsred);
+}
+
 static void loop_begin(omp_thr *t, int sched, ull n, ull start, ull incr,
-                       ull chunk, void **mem)
+                       ull chunk, void **mem, uintptr_t *reductions)
 {
     if (ws_begin(t)) {
         ws_fill(t->ws, sched, n, start, incr, chunk);
@@ -240,9 +255,11 @@ static void loop_begin(omp_thr *t, int sched, ull n, ull start, ull incr,
             if (!t->ws->mem)
                 myr_omp_unsupported("a loop's team buffer (out of memory)");
         }
+        ws_reductions(t, reductions, true);
         ws_publish(t->ws);
     } else {
         spin_until_ready(t->ws);
+        ws_reductions(t, reductions, false);
     }
     if (mem)
         *mem = t->ws->mem;
@@ -255,7 +272,7 @@ static bool start_long(int sched, long start, long end, long incr, long chunk,
     ull c = chunk > 0 ? (ull)chunk : 0;
     sched = resolve_sched(t, sched, &c);
     loop_begin(t, sched, trip_count(true, (ull)start, (ull)end, (ull)incr, true),
-               (ull)start, (ull)incr, c, mem);
+               (ull)start, (ull)incr, c, mem, NULL);
     return next_long(t, istart, iend, ordered);
 }
 
@@ -266,14 +283,8 @@ static bool start_ull(int sched, bool up, ull start, ull end, ull incr, ull chun
     ull c = chunk;
     sched = resolve_sched(t, sched, &c);
     loop_begin(t, sched, trip_count(up, start, end, incr, false), start, incr,
-               c, mem);
+               c, mem, NULL);
     return next_ull(t, istart, iend, ordered);
-}
-
-static void no_task_reductions(uintptr_t *reductions, const char *entry)
-{
-    if (reductions)
-        myr_omp_unsupported(entry);
 }
 
 /* ---- long loops ------------------------------------------------------ */
@@ -346,7 +357,6 @@ LOOP_RUNTIME(maybe_nonmonotonic_, false)
 bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk,
                      long *istart, long *iend, uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions, "GOMP_loop_start with task reductions");
     /* gcc calls it with istart == NULL to only open the construct (a loop
      * with no iterations to hand out yet, e.g. under lastprivate
      * conditional); the thread then calls a _next entry point. */
@@ -354,7 +364,7 @@ bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk,
     ull c = chunk > 0 ? (ull)chunk : 0;
     int s = resolve_sched(t, (int)sched, &c);
     loop_begin(t, s, trip_count(true, (ull)start, (ull)end, (ull)incr, true),
-               (ull)start, (ull)incr, c, mem);
+               (ull)start, (ull)incr, c, mem, reductions);
     return istart ? next_long(t, istart, iend, false) : false;
 }
 
@@ -362,12 +372,11 @@ bool GOMP_loop_ordered_start(long start, long end, long incr, long sched,
                              long chunk, long *istart, long *iend,
                              uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions, "GOMP_loop_ordered_start with task reductions");
     omp_thr *t = myr_omp_thr();
     ull c = chunk > 0 ? (ull)chunk : 0;
     int s = resolve_sched(t, (int)sched, &c);
     loop_begin(t, s, trip_count(true, (ull)start, (ull)end, (ull)incr, true),
-               (ull)start, (ull)incr, c, mem);
+               (ull)start, (ull)incr, c, mem, reductions);
     return istart ? next_long(t, istart, iend, true) : false;
 }
 
@@ -424,11 +433,11 @@ bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched,
                          ull chunk, ull *istart, ull *iend,
                          uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions, "GOMP_loop_ull_start with task reductions");
     omp_thr *t = myr_omp_thr();
     ull c = chunk;
     int s = resolve_sched(t, (int)sched, &c);
-    loop_begin(t, s, trip_count(up, start, end, incr, false), start, incr, c, mem);
+    loop_begin(t, s, trip_count(up, start, end, incr, false), start, incr, c,
+               mem, reductions);
     return istart ? next_ull(t, istart, iend, false) : false;
 }
 
@@ -436,11 +445,11 @@ bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr,
                                  long sched, ull chunk, ull *istart, ull *iend,
                                  uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions, "GOMP_loop_ull_ordered_start with task reductions");
     omp_thr *t = myr_omp_thr();
     ull c = chunk;
     int s = resolve_sched(t, (int)sched, &c);
-    loop_begin(t, s, trip_count(up, start, end, incr, false), start, incr, c, mem);
+    loop_begin(t, s, trip_count(up, start, end, incr, false), start, incr, c,
+               mem, reductions);
     return istart ? next_ull(t, istart, iend, true) : false;
 }
 
@@ -551,15 +560,14 @@ static unsigned sections_next(omp_thr *t)
 unsigned GOMP_sections_start(unsigned count)
 {
     omp_thr *t = myr_omp_thr();
-    loop_begin(t, OMP_SCHED_DYNAMIC, count, 0, 1, 1, NULL);
+    loop_begin(t, OMP_SCHED_DYNAMIC, count, 0, 1, 1, NULL, NULL);
     return sections_next(t);
 }
 
 unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions, "GOMP_sections2_start with task reductions");
     omp_thr *t = myr_omp_thr();
-    loop_begin(t, OMP_SCHED_DYNAMIC, count, 0, 1, 1, mem);
+    loop_begin(t, OMP_SCHED_DYNAMIC, count, 0, 1, 1, mem, reductions);
     return sections_next(t);
 }
 
@@ -589,6 +597,24 @@ void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads,
     (void)flags;
     prep_loop p = { OMP_SCHED_DYNAMIC, count, 0, 1, 1 };
     myr_omp_parallel(fn, data, nthreads, prep_loop_fn, &p);
+}
+
+/* ---- scope ----------------------------------------------------------- */
+
+/* Its barrier is GOMP_barrier; only reduction(task, ...) comes here: the
+ * team's copies go through a worksharing slot, left at once. */
+void GOMP_scope_start(uintptr_t *reductions)
+{
+    if (!reductions)
+        return;
+    omp_thr *t = myr_omp_thr();
+    bool first = ws_begin(t);
+    if (!first)
+        spin_until_ready(t->ws);
+    ws_reductions(t, reductions, first);
+    if (first)
+        ws_publish(t->ws);
+    ws_end(t);
 }
 
 /* ---- single ---------------------------------------------------------- */
@@ -631,7 +657,11 @@ void GOMP_single_copy_end(void *data)
  * posted (depend(source)); depend(sink: v) waits until v's owner's word
  * passes v's rank. A waiter parks on `gen` after announcing itself in
  * `waiters` (both sides seq_cst: the poster either sees the waiter and
- * bumps gen, or the waiter sees the post).
+ * bumps gen, or the waiter sees the post). Each side also puts a full
+ * fence between its write and its read: C11 does not need it, but qemu-user
+ * runs aarch64's store-release then load-acquire on an x86 host without a
+ * store-load fence between them, and lost a wake-up there (a sink parked
+ * for good, 64 ranks of 5 threads under load).
  */
 typedef struct omp_doacross {
     unsigned ncounts;
@@ -660,13 +690,15 @@ static ull owner_of(const omp_doacross *d, unsigned nthreads, ull first)
 }
 
 static void doacross_begin(omp_thr *t, unsigned ncounts, const ull *counts,
-                           int sched, ull chunk, void **mem)
+                           int sched, ull chunk, void **mem,
+                           uintptr_t *reductions)
 {
     sched = resolve_sched(t, sched, &chunk);
     bool first = ws_begin(t);
     omp_ws *ws = t->ws;
     if (!first) {
         spin_until_ready(ws);
+        ws_reductions(t, reductions, false);
         if (mem)
             *mem = ws->mem;
         return;
@@ -688,8 +720,10 @@ static void doacross_begin(omp_thr *t, unsigned ncounts, const ull *counts,
     d->n0 = counts[0];
     d->q = counts[0] / nth;
     d->r = counts[0] % nth;
+    /* With no iteration (counts[0] == 0) gcc leaves the inner counts
+     * unset: nothing is posted or waited for, and the ranks stay 0. */
     ull radix = 1;
-    for (unsigned i = ncounts; i-- > 0;) {
+    for (unsigned i = counts[0] ? ncounts : 0; i-- > 0;) {
         d->radix[i] = radix;
         if (counts[i] && radix > ~0ull / counts[i])
             myr_omp_unsupported("doacross loops of more than 2^64 iterations");
@@ -702,6 +736,7 @@ static void doacross_begin(omp_thr *t, unsigned ncounts, const ull *counts,
         if (!ws->mem)
             myr_omp_unsupported("a loop's team buffer (out of memory)");
     }
+    ws_reductions(t, reductions, true);
     ws_publish(ws);
     if (mem)
         *mem = ws->mem;
@@ -717,6 +752,7 @@ static void doacross_post(const ull *v)
     for (unsigned i = 0; i < d->ncounts; i++)
         rank += v[i] * d->radix[i];
     atomic_store(&d->posted[owner_of(d, t->team->nthreads, v[0])], rank + 1);
+    atomic_thread_fence(memory_order_seq_cst);  /* see the comment above */
     if (atomic_load(&d->waiters)) {
         atomic_fetch_add(&d->gen, 1);
         myr_omp_unpark(&d->gen, true);
@@ -741,6 +777,7 @@ static void doacross_wait(const ull *v)
     for (;;) {
         uint32_t g = atomic_load(&d->gen);
         atomic_fetch_add(&d->waiters, 1);
+        atomic_thread_fence(memory_order_seq_cst);
         bool done = atomic_load(word) > rank;
         if (!done)
             myr_omp_park(&d->gen, g);
@@ -751,21 +788,24 @@ static void doacross_wait(const ull *v)
 }
 
 static bool doacross_start_long(unsigned ncounts, long *counts, int sched,
-                                long chunk, long *istart, long *iend, void **mem)
+                                long chunk, long *istart, long *iend, void **mem,
+                                uintptr_t *reductions)
 {
     ull c[ncounts ? ncounts : 1];
     for (unsigned i = 0; i < ncounts; i++)
         c[i] = counts[i] > 0 ? (ull)counts[i] : 0;
     omp_thr *t = myr_omp_thr();
-    doacross_begin(t, ncounts, c, sched, chunk > 0 ? (ull)chunk : 0, mem);
+    doacross_begin(t, ncounts, c, sched, chunk > 0 ? (ull)chunk : 0, mem,
+                   reductions);
     return istart ? next_long(t, istart, iend, false) : false;
 }
 
 static bool doacross_start_ull(unsigned ncounts, ull *counts, int sched,
-                               ull chunk, ull *istart, ull *iend, void **mem)
+                               ull chunk, ull *istart, ull *iend, void **mem,
+                               uintptr_t *reductions)
 {
     omp_thr *t = myr_omp_thr();
-    doacross_begin(t, ncounts, counts, sched, chunk, mem);
+    doacross_begin(t, ncounts, counts, sched, chunk, mem, reductions);
     return istart ? next_ull(t, istart, iend, false) : false;
 }
 
@@ -775,14 +815,14 @@ static bool doacross_start_ull(unsigned ncounts, ull *counts, int sched,
                                            long *iend)                        \
     {                                                                         \
         return doacross_start_long(ncounts, counts, kind, chunk, istart,      \
-                                   iend, NULL);                               \
+                                   iend, NULL, NULL);                         \
     }                                                                         \
     bool GOMP_loop_ull_doacross_##name##_start(unsigned ncounts, ull *counts, \
                                                ull chunk, ull *istart,        \
                                                ull *iend)                     \
     {                                                                         \
         return doacross_start_ull(ncounts, counts, kind, chunk, istart, iend, \
-                                  NULL);                                      \
+                                  NULL, NULL);                                \
     }
 
 DOACROSS_KIND(static, OMP_SCHED_STATIC)
@@ -793,32 +833,30 @@ bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts,
                                       long *istart, long *iend)
 {
     return doacross_start_long(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart,
-                               iend, NULL);
+                               iend, NULL, NULL);
 }
 
 bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, ull *counts,
                                           ull *istart, ull *iend)
 {
     return doacross_start_ull(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart,
-                              iend, NULL);
+                              iend, NULL, NULL);
 }
 
 bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched,
                               long chunk, long *istart, long *iend,
                               uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions, "GOMP_loop_doacross_start with task reductions");
     return doacross_start_long(ncounts, counts, (int)sched, chunk, istart,
-                               iend, mem);
+                               iend, mem, reductions);
 }
 
 bool GOMP_loop_ull_doacross_start(unsigned ncounts, ull *counts, long sched,
                                   ull chunk, ull *istart, ull *iend,
                                   uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions, "GOMP_loop_ull_doacross_start with task reductions");
     return doacross_start_ull(ncounts, counts, (int)sched, chunk, istart, iend,
-                              mem);
+                              mem, reductions);
 }
 
 void GOMP_doacross_post(long *counts)

@@ -1,7 +1,7 @@
 /*
- * misc.c — the rest of gcc 12's GOMP ABI: the error directive, scope,
- * and the entry points Myriad does not implement (each
- * aborts naming itself; docs/openmp.md lists them).
+ * misc.c — the rest of gcc 12's GOMP ABI: the error directive and the
+ * entry points Myriad does not implement (each aborts naming itself;
+ * docs/openmp.md lists them).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,13 +27,6 @@ void GOMP_error(const char *msg, size_t len)
     exit(EXIT_FAILURE);
 }
 
-/* scope: its barrier is GOMP_barrier; only task reductions come here. */
-void GOMP_scope_start(uintptr_t *reductions)
-{
-    if (reductions)
-        myr_omp_unsupported("GOMP_scope_start with task reductions");
-}
-
 #define UNSUPPORTED(name, what)                                               \
     void name(void) { myr_omp_unsupported(#name " (" what ")"); }
 
@@ -42,7 +35,6 @@ UNSUPPORTED(GOMP_parallel_loop_dynamic_start, "the ABI of gcc before 4.9")
 UNSUPPORTED(GOMP_parallel_loop_guided_start, "the ABI of gcc before 4.9")
 UNSUPPORTED(GOMP_parallel_loop_runtime_start, "the ABI of gcc before 4.9")
 UNSUPPORTED(GOMP_parallel_sections_start, "the ABI of gcc before 4.9")
-UNSUPPORTED(GOMP_workshare_task_reduction_unregister, "task reductions")
 UNSUPPORTED(GOMP_teams4, "the teams construct")
 UNSUPPORTED(GOMP_target, "target offload")
 UNSUPPORTED(GOMP_target_ext, "target offload")

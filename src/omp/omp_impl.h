@@ -68,6 +68,8 @@ typedef struct omp_ws {
     void *mem;                      /* GOMP_loop_start's team buffer */
     _Atomic int cancelled;          /* cancel for / sections */
     struct omp_doacross *doacross;  /* ordered(n) loops (loop.c) */
+    struct omp_wsred *wsred;        /* reduction(task, ...): the team's
+                                     * copies (task.c) */
 } __attribute__((aligned(64))) omp_ws;
 
 typedef struct omp_thr omp_thr;
@@ -100,6 +102,8 @@ struct omp_taskgroup {
     _Atomic int cancelled;          /* cancel taskgroup */
     omp_taskgroup *prev;
     uintptr_t *reductions;          /* task_reduction descriptors (task.c) */
+    struct omp_wsred *wsred;        /* the implicit group of a worksharing
+                                     * construct with reduction(task, ...) */
 };
 
 typedef struct omp_rank omp_rank;
@@ -179,6 +183,13 @@ void myr_omp_deps_clear(omp_thr *t);
 /* Allocate `nthreads` copies for gcc's task_reduction descriptors `data`,
  * chained to `outer` (the enclosing ones, or NULL). */
 void myr_omp_reductions_alloc(uintptr_t *data, unsigned nthreads, uintptr_t *outer);
+/* reduction(task, ...) on for/sections/scope: the first thread of the
+ * team to reach the construct registers `data` (allocates the team's
+ * copies), the others attach their own descriptors to those copies; each
+ * opens an implicit taskgroup that GOMP_workshare_task_reduction_unregister
+ * closes. */
+struct omp_wsred *myr_omp_wsred_register(omp_thr *t, uintptr_t *data);
+void myr_omp_wsred_attach(omp_thr *t, uintptr_t *data, struct omp_wsred *r);
 void myr_omp_tasks_wait_team(omp_team *team);
 void myr_omp_taskwait(omp_thr *t);
 

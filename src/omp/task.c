@@ -21,11 +21,25 @@
  * holds a reference to every task it names and is cleared when all
  * children are known finished (taskwait, end of the creator).
  *
- * Task reductions (task_reduction / in_reduction): each thread of the
- * team has one private copy of the reduction variables (gcc combines the
- * team's omp_get_num_threads() copies after the taskgroup), so a task
- * with in_reduction runs undeferred, on the thread that creates it: the
- * copy of a thread is then only ever touched by that thread.
+ * Task reductions (task_reduction / in_reduction, and reduction(task,
+ * ...) on parallel, for, sections and scope): each thread of the team has
+ * one private copy of the reduction variables (gcc combines the team's
+ * omp_get_num_threads() copies after the taskgroup or the construct), so
+ * every task created where a task reduction is in effect runs undeferred,
+ * on the thread that creates it (gcc does not flag the tasks, nor the
+ * taskloops, that name it with in_reduction): the copy of a thread is then
+ * only ever touched by that thread.
+ *
+ * On for, sections and scope, every thread passes gcc a descriptor array
+ * of its own and reads its copy's address from it: the first thread to
+ * reach the construct allocates the team's copies and leaves them in the
+ * worksharing slot (an omp_wsred), the others point their descriptors at
+ * the same copies. Each thread's descriptors sit in an implicit taskgroup
+ * of its own, chained to the enclosing reductions; after the construct's
+ * barrier thread 0 combines the copies (gcc's code), then every thread
+ * calls GOMP_workshare_task_reduction_unregister: a second barrier (no
+ * thread leaves before the originals hold the result), and the last one
+ * out frees the copies.
  *
  * A task with detach(event) completes when it has ended *and* its event
  * is fulfilled (omp_fulfill_event): its ULT waits on the event's word.
@@ -83,6 +97,19 @@ static void *xmalloc(size_t n)
     if (!p)
         myr_omp_unsupported("tasks beyond the memory available");
     return p;
+}
+
+/* The innermost task reduction in effect for `t` (its descriptors chain
+ * to the enclosing ones), or NULL. */
+static uintptr_t *current_reductions(const omp_thr *t)
+{
+    for (omp_taskgroup *g = t->taskgroup; g; g = g->prev)
+        if (g->reductions)
+            return g->reductions;
+    for (omp_taskgroup *g = t->outer_group; g; g = g->prev)
+        if (g->reductions)
+            return g->reductions;
+    return NULL;
 }
 
 static void lock(omp_task *t)
@@ -417,11 +444,9 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
         if (data)
             *(void **)data = event;
     }
-    /* Inside a task_reduction, any task may name it with in_reduction
+    /* Inside a task reduction, any task may name it with in_reduction
      * (gcc does not flag those): see the top of the file. */
-    if ((flags & TASK_REDUCTION) ||
-        (c->taskgroup && c->taskgroup->reductions) ||
-        (c->outer_group && c->outer_group->reductions))
+    if ((flags & TASK_REDUCTION) || current_reductions(c))
         if_clause = false;
     if (!(flags & TASK_DEPEND))
         depend = NULL;
@@ -470,8 +495,10 @@ void GOMP_taskgroup_start(void)
     atomic_init(&g->c.count, 0);
     g->prev = t->taskgroup;
     atomic_init(&g->cancelled, 0);
-    /* in_reduction inside it may name the enclosing task_reductions */
-    g->reductions = t->taskgroup ? t->taskgroup->reductions : NULL;
+    /* in_reduction inside it may name the enclosing task reductions (in a
+     * task: its creator's) */
+    g->reductions = current_reductions(t);
+    g->wsred = NULL;
     t->taskgroup = g;
 }
 
@@ -491,18 +518,28 @@ void GOMP_taskgroup_end(void)
  * every thread's copies), d[3] allocator, d[4] next descriptor (then: the
  * enclosing taskgroup's), d[5] ours (the last descriptor registered with
  * it), d[6] ours (the array's end); then per variable: its address, its offset in a
- * thread's copies, ours (the descriptor). */
-void myr_omp_reductions_alloc(uintptr_t *data, unsigned nthreads, uintptr_t *outer)
+ * thread's copies, ours (the descriptor).
+ *
+ * Fill the chain `data` for nthreads copies each: new zeroed ones, or with
+ * `from` (from[i] for the i-th descriptor) another thread's; then chain it
+ * to `outer`. */
+static void reductions_init(uintptr_t *data, unsigned nthreads,
+                            uintptr_t *outer, const uintptr_t *from)
 {
     uintptr_t *last = data;
-    for (uintptr_t *d = data; d; d = (uintptr_t *)d[4]) {
-        size_t align = d[2] < sizeof(void *) ? sizeof(void *) : d[2];
-        size_t size = (d[1] * nthreads + align - 1) / align * align;
-        void *copies = aligned_alloc(align, size ? size : align);
-        if (!copies)
-            myr_omp_unsupported("task reductions beyond the memory available");
-        memset(copies, 0, size);
-        d[2] = (uintptr_t)copies;
+    size_t i = 0;
+    for (uintptr_t *d = data; d; d = (uintptr_t *)d[4], i++) {
+        if (from) {
+            d[2] = from[i];
+        } else {
+            size_t align = d[2] < sizeof(void *) ? sizeof(void *) : d[2];
+            size_t size = (d[1] * nthreads + align - 1) / align * align;
+            void *copies = aligned_alloc(align, size ? size : align);
+            if (!copies)
+                myr_omp_unsupported("task reductions beyond the memory available");
+            memset(copies, 0, size);
+            d[2] = (uintptr_t)copies;
+        }
         d[6] = d[2] + d[1] * nthreads;
         for (uintptr_t j = 0; j < d[0]; j++)
             d[7 + 3 * j + 2] = (uintptr_t)d;
@@ -511,6 +548,11 @@ void myr_omp_reductions_alloc(uintptr_t *data, unsigned nthreads, uintptr_t *out
     for (uintptr_t *d = data; d; d = (uintptr_t *)d[4])
         d[5] = (uintptr_t)last;  /* where this register's chain ends */
     last[4] = (uintptr_t)outer;  /* then the enclosing ones */
+}
+
+void myr_omp_reductions_alloc(uintptr_t *data, unsigned nthreads, uintptr_t *outer)
+{
+    reductions_init(data, nthreads, outer, NULL);
 }
 
 void GOMP_taskgroup_reduction_register(uintptr_t *data)
@@ -533,17 +575,79 @@ void GOMP_taskgroup_reduction_unregister(uintptr_t *data)
     }
 }
 
+/* ---- reduction(task, ...) on for, sections, scope ------------------- */
+
+struct omp_wsred {
+    _Atomic unsigned refs;          /* threads not yet unregistered */
+    size_t n;                       /* descriptors in the chain */
+    uintptr_t copies[];             /* per descriptor: the team's copies */
+};
+
+/* A thread's implicit taskgroup for the construct, holding `data`. */
+static void wsred_group(omp_thr *t, uintptr_t *data, struct omp_wsred *r)
+{
+    GOMP_taskgroup_start();
+    t->taskgroup->reductions = data;
+    t->taskgroup->wsred = r;
+}
+
+struct omp_wsred *myr_omp_wsred_register(omp_thr *t, uintptr_t *data)
+{
+    uintptr_t *outer = current_reductions(t);
+    size_t n = 0;
+    for (uintptr_t *d = data; d; d = (uintptr_t *)d[4])
+        n++;
+    struct omp_wsred *r = xmalloc(sizeof *r + n * sizeof(uintptr_t));
+    atomic_init(&r->refs, t->team->nthreads);
+    r->n = n;
+    reductions_init(data, t->team->nthreads, outer, NULL);
+    uintptr_t *d = data;
+    for (size_t i = 0; i < n; i++, d = (uintptr_t *)d[4])
+        r->copies[i] = d[2];
+    wsred_group(t, data, r);
+    return r;
+}
+
+void myr_omp_wsred_attach(omp_thr *t, uintptr_t *data, struct omp_wsred *r)
+{
+    size_t n = 0;
+    for (uintptr_t *d = data; d; d = (uintptr_t *)d[4])
+        n++;
+    if (!r || n != r->n)
+        myr_omp_unsupported("a worksharing construct whose threads disagree "
+                            "on its task reductions");
+    reductions_init(data, t->team->nthreads, current_reductions(t), r->copies);
+    wsred_group(t, data, r);
+}
+
+/* After the construct's barrier, and after thread 0 combined the copies
+ * into the originals (gcc's code). `cancelled`: the barrier was cancelled
+ * (each thread combined its own copy; no barrier here either). */
+void GOMP_workshare_task_reduction_unregister(bool cancelled)
+{
+    omp_thr *t = myr_omp_thr();
+    omp_taskgroup *g = t->taskgroup;
+    struct omp_wsred *r = g ? g->wsred : NULL;
+    if (!r)
+        myr_omp_unsupported("GOMP_workshare_task_reduction_unregister outside "
+                            "a worksharing construct with task reductions");
+    GOMP_taskgroup_end();
+    if (!cancelled)
+        myr_omp_barrier(t);  /* nobody leaves before thread 0 combined */
+    if (atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) == 1) {
+        for (size_t i = 0; i < r->n; i++)
+            free((void *)r->copies[i]);
+        free(r);
+    }
+}
+
 /* ptrs[i]: the address of an original variable, or of a copy of it;
  * becomes the calling thread's copy. For i < cntorig, ptrs[cnt + i] gets
  * the original's address. */
 void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void **ptrs)
 {
     omp_thr *t = myr_omp_thr();
-    uintptr_t *first = NULL;
-    for (omp_taskgroup *g = t->taskgroup; g && !first; g = g->prev)
-        first = g->reductions;
-    for (omp_taskgroup *g = t->outer_group; g && !first; g = g->prev)
-        first = g->reductions;
+    uintptr_t *first = current_reductions(t);
     if (!first)
         myr_omp_unsupported("GOMP_task_reduction_remap outside a task_reduction");
     for (size_t i = 0; i < cnt; i++) {
@@ -603,6 +707,10 @@ static void taskloop(void (*fn)(void *), void *data,
     }
     if (ntasks > n)
         ntasks = n;
+    /* Inside a task reduction its tasks may name it with in_reduction
+     * (gcc does not flag those): undeferred, as GOMP_task's. */
+    if (current_reductions(c))
+        flags &= ~(unsigned)TASK_IF;
     bool group = !(flags & TASK_NOGROUP);
     if (group)
         GOMP_taskgroup_start();

@@ -896,20 +896,152 @@ static void task_reductions_combine_every_task(void)
     finish();
 }
 
-/* What is not implemented says so and stops (docs/openmp.md). */
-static void task_modifier_reductions_are_refused(void)
+/* reduction(task, ...) on for, sections and scope: the threads, their
+ * in_reduction tasks and taskloops all contribute, and every thread sees
+ * the combined value after the construct. gcc refuses `nowait` with the
+ * task modifier; nowait constructs inside one (whose tasks contribute to
+ * it) are covered instead. `base` differs per rank. */
+static void ws_task_reductions_in_team(int nth, long base)
+{
+    long sum = base, prod = 1, sec = 0, sc = 0, outer = 0, inner = 0;
+    long ord = 0, ull = 0, da = 0, par = 0, seq = 0;
+    unsigned long mask = ~0UL;
+    int team = 0;
+    #pragma omp parallel num_threads(nth) reduction(task, +: par)
+    {
+        #pragma omp single
+        team = omp_get_num_threads();
+        const long t = team;
+        par += 1;
+        #pragma omp for schedule(dynamic, 3) reduction(task, +: sum) \
+                        reduction(task, *: prod) reduction(task, &: mask)
+        for (int i = 0; i < 100; i++) {
+            sum += i;
+            #pragma omp task in_reduction(+: sum)
+            sum += 1000 * base;
+            if (i % 10 == 0) {
+                #pragma omp task in_reduction(*: prod) in_reduction(+: par)
+                {
+                    prod *= 2;
+                    par += 1;
+                }
+            }
+            if (i < 64) {
+                #pragma omp task in_reduction(&: mask)
+                mask &= ~(1UL << i);
+            }
+        }
+        CHECK(sum == base + 4950 + 100 * 1000 * base);
+        CHECK(prod == 1024 && mask == 0);
+        #pragma omp sections reduction(task, +: sec)
+        {
+            #pragma omp section
+            {
+                sec += 1;
+                #pragma omp task in_reduction(+: sec)
+                sec += 10 * base;
+            }
+            #pragma omp section
+            {
+                sec += 100;
+                #pragma omp taskloop in_reduction(+: sec) grainsize(2)
+                for (int i = 0; i < 10; i++)
+                    sec += 1000;
+            }
+            #pragma omp section
+            sec += 100000;
+        }
+        CHECK(sec == 1 + 10 * base + 100 + 10000 + 100000);
+        /* scope: every thread; a nowait loop inside it; scopes nested,
+         * tasks naming the inner and the outer one. */
+        #pragma omp scope reduction(task, +: sc)
+        {
+            sc += 1;
+            #pragma omp task in_reduction(+: sc)
+            sc += 10;
+            #pragma omp for nowait schedule(guided)
+            for (int i = 0; i < 50; i++) {
+                #pragma omp task in_reduction(+: sc)
+                sc += i * base;
+            }
+        }
+        CHECK(sc == 11 * t + 1225 * base);
+        #pragma omp scope reduction(task, +: outer)
+        {
+            #pragma omp scope reduction(task, +: inner)
+            {
+                #pragma omp for schedule(static) nowait
+                for (int i = 0; i < 30; i++) {
+                    #pragma omp task in_reduction(+: outer, inner)
+                    {
+                        outer += i;
+                        inner += 2 * i;
+                    }
+                }
+                outer += 1000;
+            }
+            CHECK(inner == 2 * 435);
+        }
+        CHECK(outer == 435 + 1000 * t);
+        /* ordered, unsigned long long and doacross loops */
+        #pragma omp for ordered schedule(static, 2) reduction(task, +: ord)
+        for (long i = 0; i < 40; i++) {
+            #pragma omp task in_reduction(+: ord)
+            ord += i;
+            #pragma omp ordered
+            {
+                CHECK(seq == i);
+                seq++;
+            }
+        }
+        CHECK(ord == 780);
+        const unsigned long long hi = ~0ULL - (unsigned long long)base;
+        #pragma omp for schedule(dynamic) reduction(task, +: ull)
+        for (unsigned long long i = hi; i > hi - 5; i--) {
+            #pragma omp task in_reduction(+: ull)
+            ull += (long)(hi - i + 1);
+        }
+        CHECK(ull == 15);
+        #pragma omp for ordered(1) reduction(task, +: da)
+        for (int i = 0; i < 20; i++) {
+            #pragma omp ordered depend(sink: i - 1)
+            #pragma omp task in_reduction(+: da)
+            da += i;
+            #pragma omp ordered depend(source)
+        }
+        CHECK(da == 190);
+    }
+    CHECK(team >= 1 && team <= nth);
+    CHECK(par == 10L + team);
+    CHECK(sum == base + 4950 + 100 * 1000 * base && sec == 110101 + 10 * base);
+}
+
+/* Orphaned (the rank's initial thread, a team of one), on an array
+ * section. */
+static void orphaned_for_task_reduction(long *x, long base)
+{
+    #pragma omp for reduction(task, +: x[0])
+    for (int i = 0; i < 10; i++) {
+        #pragma omp task in_reduction(+: x[0])
+        x[0] += i * base;
+    }
+}
+
+static void worksharing_task_reductions_combine(void)
 {
     init(MPI_THREAD_FUNNELED);
-    int x = 0;
-    #pragma omp parallel num_threads(2)
-    {
-        #pragma omp for reduction(task, +: x)
-        for (int i = 0; i < 10; i++) {
-            #pragma omp task in_reduction(+: x)
-            x++;
-        }
-    }
-    CHECK(x == 10);
+    long base = rank + 1;
+    static const int sizes[] = {1, 2, 3, 5};
+    for (int k = 0; k < 4; k++)
+        for (int rep = 0; rep < 3; rep++)
+            ws_task_reductions_in_team(sizes[k], base);
+    long x = 0;
+    orphaned_for_task_reduction(&x, base);
+    CHECK(x == 45 * base);
+    /* every rank's result, through MPI */
+    long all = 0;
+    CHECK_OK(MPI_Allreduce(&x, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(all == 45L * nranks * (nranks + 1) / 2);
     finish();
 }
 
@@ -917,7 +1049,7 @@ static const test_case cases[] = {
     {"allocators_scope_and_error_directive", allocators_scope_and_error_directive},
     {"doacross_loops_follow_their_sinks", doacross_loops_follow_their_sinks},
     {"task_reductions_combine_every_task", task_reductions_combine_every_task},
-    {"task_modifier_reductions_are_refused", task_modifier_reductions_are_refused},
+    {"worksharing_task_reductions_combine", worksharing_task_reductions_combine},
     {"parallel_runs_every_thread_once", parallel_runs_every_thread_once},
     {"default_team_never_oversubscribes", default_team_never_oversubscribes},
     {"nested_parallel_levels", nested_parallel_levels},
