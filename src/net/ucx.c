@@ -702,10 +702,11 @@ static void issue_send(myr_net_send *s)
     memcpy(op->header, &w, sizeof w);
     memcpy(op->header + sizeof w, s->hdr, s->hdr_len);
     op->s = s;
-    if (shuffle_hold(s->proc, op))
+    int proc = s->proc;   /* s may be freed by transmit (completed at once) */
+    if (shuffle_hold(proc, op))
         return;
     transmit(ep, op);
-    shuffle_release(s->proc);
+    shuffle_release(proc);
 }
 
 /* ---- fetches ---------------------------------------------------------- */
