@@ -737,15 +737,24 @@ __attribute__((noinline)) static int icoll_inter(const char *call, MPI_Comm comm
     return MPI_SUCCESS;
 }
 
+/* The entry of a nonblocking collective: the calling rank, or NULL with
+ * *err set (not in MPI, a bad communicator or request pointer). */
+static inline myr_rank *icoll_enter(const char *call, MPI_Comm comm, MPI_Request *request,
+                                    int *err)
+{
+    myr_rank *self = myr_mpi_enter(call, err);
+    if (self && ((*err = myr_check_comm(call, comm)) ||
+                 (*err = myr_check_pointer(call, comm, request, "request"))))
+        return NULL;
+    return self;
+}
+
 static int icoll_call(const char *call, MPI_Comm comm, const myr_coll_args *args,
                       MPI_Request *request)
 {
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = icoll_enter(call, comm, request, &err);
     if (!self)
-        return err;
-    if ((err = myr_check_comm(call, comm)) ||
-        (err = myr_check_pointer(call, comm, request, "request")))
         return err;
     if (comm->kind == MYR_COMM_INTER)
         return icoll_inter(call, comm, self, args, request);
@@ -783,11 +792,8 @@ static int ibarrier_call(MPI_Comm comm, MPI_Request *request)
     static const char call[] = "MPI_Ibarrier";
     static const myr_coll_args a = {.kind = MYR_COLL_BARRIER};
     int err;
-    myr_rank *self = myr_mpi_enter(call, &err);
+    myr_rank *self = icoll_enter(call, comm, request, &err);
     if (!self)
-        return err;
-    if ((err = myr_check_comm(call, comm)) ||
-        (err = myr_check_pointer(call, comm, request, "request")))
         return err;
     if (comm->kind == MYR_COMM_INTER)
         return icoll_inter(call, comm, self, &a, request);
