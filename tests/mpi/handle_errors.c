@@ -37,6 +37,15 @@ static void *unreadable(void)
 /* The patterns every case tries; `stack` must outlive their use, `freed`
  * is a freed handle of the kind under test, `other` a live handle of
  * another kind. */
+/* Every rank made its handle before any frees one, and freed it before any
+ * uses a freed one: the ranks share the handles' pools (one process), so a
+ * rank creating after another's free could get the freed handle back, live
+ * (seen under qemu: MPI_Op_free of "a freed handle" succeeded). */
+static void freed_everywhere(void)
+{
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 static void garbage_set(char *stack, void *freed, void *other)
 {
     ngarbage = 0;
@@ -73,7 +82,9 @@ static void garbage_communicators_are_err_comm(void)
     char stack[256];
     MPI_Comm freed;
     CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &freed));
+    freed_everywhere();
     CHECK_OK(MPI_Comm_free(&(MPI_Comm){freed}));
+    freed_everywhere();
     garbage_set(stack, freed, MPI_INT);
     int x = 0, n;
     MPI_Comm c;
@@ -101,7 +112,9 @@ static void garbage_datatypes_are_err_type(void)
     MPI_Datatype freed;
     CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &freed));
     CHECK_OK(MPI_Type_commit(&freed));
+    freed_everywhere();
     CHECK_OK(MPI_Type_free(&(MPI_Datatype){freed}));
+    freed_everywhere();
     garbage_set(stack, freed, MPI_COMM_WORLD);
     int x[4] = {0}, n;
     MPI_Aint lb, ext;
@@ -138,7 +151,9 @@ static void garbage_ops_are_err_op(void)
     char stack[256];
     MPI_Op freed;
     CHECK_OK(MPI_Op_create(nothing, 1, &freed));
+    freed_everywhere();
     CHECK_OK(MPI_Op_free(&(MPI_Op){freed}));
+    freed_everywhere();
     garbage_set(stack, freed, MPI_INT);
     int x = 1, y = 0;
     EXPECT_ALL(MPI_Op, MPI_ERR_OP,
@@ -158,7 +173,9 @@ static void garbage_requests_are_err_request(void)
     MPI_Request freed;
     int x = 0, flag, idx;
     CHECK_OK(MPI_Irecv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &freed));
+    freed_everywhere();
     CHECK_OK(MPI_Wait(&(MPI_Request){freed}, MPI_STATUS_IGNORE));
+    freed_everywhere();
     garbage_set(stack, freed, MPI_COMM_WORLD);
     EXPECT_ALL(MPI_Request, MPI_ERR_REQUEST, MPI_Wait(&g, MPI_STATUS_IGNORE));
     EXPECT_ALL(MPI_Request, MPI_ERR_REQUEST, MPI_Test(&g, &flag, MPI_STATUS_IGNORE));
