@@ -583,6 +583,15 @@ struct omp_wsred {
     uintptr_t copies[];             /* per descriptor: the team's copies */
 };
 
+/* Descriptors in the chain `data` (gcc's array: d[4] is the next one). */
+static size_t chain_length(const uintptr_t *data)
+{
+    size_t n = 0;
+    for (const uintptr_t *d = data; d; d = (const uintptr_t *)d[4])
+        n++;
+    return n;
+}
+
 /* A thread's implicit taskgroup for the construct, holding `data`. */
 static void wsred_group(omp_thr *t, uintptr_t *data, struct omp_wsred *r)
 {
@@ -594,9 +603,7 @@ static void wsred_group(omp_thr *t, uintptr_t *data, struct omp_wsred *r)
 struct omp_wsred *myr_omp_wsred_register(omp_thr *t, uintptr_t *data)
 {
     uintptr_t *outer = current_reductions(t);
-    size_t n = 0;
-    for (uintptr_t *d = data; d; d = (uintptr_t *)d[4])
-        n++;
+    size_t n = chain_length(data);
     struct omp_wsred *r = xmalloc(sizeof *r + n * sizeof(uintptr_t));
     atomic_init(&r->refs, t->team->nthreads);
     r->n = n;
@@ -610,10 +617,7 @@ struct omp_wsred *myr_omp_wsred_register(omp_thr *t, uintptr_t *data)
 
 void myr_omp_wsred_attach(omp_thr *t, uintptr_t *data, struct omp_wsred *r)
 {
-    size_t n = 0;
-    for (uintptr_t *d = data; d; d = (uintptr_t *)d[4])
-        n++;
-    if (!r || n != r->n)
+    if (!r || chain_length(data) != r->n)
         myr_omp_unsupported("a worksharing construct whose threads disagree "
                             "on its task reductions");
     reductions_init(data, t->team->nthreads, current_reductions(t), r->copies);
