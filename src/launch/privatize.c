@@ -227,10 +227,6 @@ static int plan_mode(myr_privatization *p, const myr_program *program)
     char globals[200];
     describe_globals(img, globals, sizeof globals);
 
-    if (img->tls_bytes)
-        add_warning(p, "the program has %zu bytes of __thread variables: they "
-                    "belong to worker threads, not ranks (a rank that migrates "
-                    "sees another worker's)", (size_t)img->tls_bytes);
     if (p->nranks > 1)
         dl_iterate_phdr(note_library_globals, p);
 

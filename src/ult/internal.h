@@ -91,6 +91,11 @@ struct myr_ult {
     unsigned nkeys;
     struct myr_worker *migrate_to;    /* target of a pending migration */
     struct myr_ult *pool_next;
+    /* Its copy of the program's thread-local segment while it is not
+     * running (tls.c), NULL until it first leaves a worker; and the
+     * destructors of C++ thread-local objects it made. */
+    void *tls;
+    struct tls_dtor *tls_dtors;
     char name[48];
 };
 
@@ -136,6 +141,8 @@ typedef struct myr_worker {
     /* Owner-only fields. */
     _Alignas(MYR_CACHE_LINE) myr_ult *current;
     int *errno_loc;                   /* this kernel thread's errno */
+    void *tls_block;                  /* its instance of the program's
+                                         thread-local segment (tls.c) */
     myr_fiber sched;                  /* the worker's scheduler context */
     myr_stack *sched_stack;           /* worker 0 only: its own stack */
     myr_stack_pool stacks;
@@ -179,6 +186,11 @@ typedef struct myr_runtime {
     bool bind;
     int first_cpu;         /* myr_config_t.first_cpu */
     bool initialized;
+    /* The program's thread-local segment (tls.c): its size (0: none, and
+     * switches copy nothing) and initial image. */
+    size_t tls_bytes;
+    const void *tls_image;
+    size_t tls_image_bytes;
     myr_ult *main_ult;
     pthread_t main_thread;
     _Alignas(MYR_CACHE_LINE) _Atomic int n_sleeping;
@@ -264,6 +276,36 @@ const char *myr_ult_label(const myr_ult *u, char buf[64]);
 
 /* key.c */
 void myr_key_run_destructors(myr_ult *u);
+
+/* tls.c: the program's thread-local segment follows its ULTs. */
+void myr_tls_init(void);                       /* finds the segment */
+void myr_tls_thread_init(myr_worker *w);       /* on w's own thread */
+void myr_tls_save_new(myr_worker *w, myr_ult *u);
+void myr_tls_restore_initial(myr_worker *w);
+void myr_tls_run_destructors(myr_ult *u);      /* in the ending ULT */
+void myr_tls_free(myr_ult *u);
+
+/* u leaves worker w (it is saved before anyone can run it elsewhere). */
+static inline void myr_tls_save(myr_worker *w, myr_ult *u)
+{
+    if (__builtin_expect(myr_rt.tls_bytes == 0, 1) || u->external)
+        return;
+    if (u->tls)
+        __builtin_memcpy(u->tls, w->tls_block, myr_rt.tls_bytes);
+    else
+        myr_tls_save_new(w, u);
+}
+
+/* u comes on worker w: its variables, or a new thread's. */
+static inline void myr_tls_restore(myr_worker *w, myr_ult *u)
+{
+    if (__builtin_expect(myr_rt.tls_bytes == 0, 1) || u->external)
+        return;
+    if (u->tls)
+        __builtin_memcpy(w->tls_block, u->tls, myr_rt.tls_bytes);
+    else
+        myr_tls_restore_initial(w);
+}
 
 /* overflow.c */
 int myr_overflow_install(void);

@@ -73,7 +73,13 @@
  * the pusher reads it after its push; a watcher that stops watching
  * decrements it, then re-checks every queue (work_visible).
  *
- * Thread-local storage. After any switch the code may be running on
+ * Thread-local storage. The program's own thread-local variables follow
+ * their ULT (tls.c: saved and restored at each switch, like errno). The
+ * compiler keeps a thread-local variable's address across calls, as if the
+ * thread could not change; so in a program that has such variables a ULT
+ * that has started never runs on another worker (no thief takes it, and it
+ * is anchored where it first ran): an address kept across a switch stays
+ * its own variable's. Otherwise, after any switch the code may be running on
  * another kernel thread. Nothing here caches a TLS address or errno's
  * address across a switch: the worker is read with a volatile asm
  * (myr_worker_current, internal.h), and errno through the address each
@@ -184,6 +190,8 @@ static _Noreturn void out_of_stacks(myr_worker *w, myr_ult *u)
     myr_fatal("out of stacks", detail);
 }
 
+static void reanchor(myr_ult *u, myr_worker *w);
+
 /* Give `u` a stack on its first run (stacks are bound lazily, so a ULT that
  * is spawned but not started costs only its descriptor). */
 static void bind_stack(myr_worker *w, myr_ult *u)
@@ -198,6 +206,9 @@ static void bind_stack(myr_worker *w, myr_ult *u)
     myr_fiber_set_bounds(&u->fiber, s->lo, s->size);
     myr_context_make(&u->fiber.ctx, s->lo,
                      (size_t)((char *)myr_stack_top(s) - (char *)s->lo), ult_entry, u);
+    /* Pinned ULTs (see "Thread-local storage") stay where they start. */
+    if (myr_rt.tls_bytes && u->anchor && u->anchor != w)
+        reanchor(u, w);
     u->started = true;
 }
 
@@ -248,6 +259,9 @@ static void ult_switch(myr_worker *w, myr_ult *cur, myr_ult *next,
     advance(w);
     prefetch_ahead(w);
     errno_save(w, cur);
+    if (!dying)
+        myr_tls_save(w, cur);
+    myr_tls_restore(w, next);
     fiber_switch(&cur->fiber, &next->fiber, cb, cur, dying);
     errno_restore(cur);
 }
@@ -258,6 +272,8 @@ static void ult_switch_to_sched(myr_worker *w, myr_ult *cur,
 {
     w->current = NULL;
     errno_save(w, cur);
+    if (!dying)
+        myr_tls_save(w, cur);
     fiber_switch(&cur->fiber, &w->sched, cb, cur, dying);
     errno_restore(cur);
 }
@@ -413,6 +429,10 @@ static myr_ult *steal(myr_worker *w)
     int n = myr_rt.nworkers;
     if (n == 1)
         return NULL;
+    /* A program with thread-local variables: a ULT that has run stays on
+     * its worker (see "Thread-local storage"); a thief takes only ULTs
+     * that have not started, and leaves inboxes (resumed ULTs) alone. */
+    bool pinned = myr_rt.tls_bytes != 0;
     w->rng = w->rng * 1103515245u + 12345u;
     int start = (int)((w->rng >> 16) % (unsigned)n);
     long now = 0;
@@ -432,7 +452,11 @@ static myr_ult *steal(myr_worker *w)
         myr_ult *u = NULL;
         if (size >= 2 || (size == 1 && is_stuck))
             u = myr_deque_take(&v->deque);
-        if (!u && inbox &&
+        if (u && pinned && u->started) {
+            myr_sched_make_ready(u);   /* back to its worker, by its inbox */
+            continue;
+        }
+        if (!u && inbox && !pinned &&
             (is_stuck || !atomic_load_explicit(&v->looking, memory_order_relaxed)) &&
             myr_inbox_trylock(&v->inbox)) {
             myr_inbox_status st;
@@ -768,6 +792,7 @@ void myr_sched_loop(myr_worker *w)
         w->current = u;
         advance(w);
         prefetch_ahead(w);
+        myr_tls_restore(w, u);
         fiber_switch(&w->sched, &u->fiber, NULL, NULL, false);
         /* Back: some ULT switched here and its callback already ran. */
     }
@@ -906,6 +931,7 @@ static void cb_exit(void *arg)
 
 void myr_sched_finish(myr_ult *cur)
 {
+    myr_tls_run_destructors(cur);   /* before the keys', as glibc orders them */
     myr_key_run_destructors(cur);
     myr_worker *w = myr_worker_current();
     myr_ult *next = local_next(w);

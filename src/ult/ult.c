@@ -42,6 +42,7 @@ void myr_ult_free(myr_worker *w, myr_ult *u)
 {
     free(u->keys);
     u->keys = NULL;
+    myr_tls_free(u);
     if (w && w->nfree_ults < FREE_ULTS_MAX) {
         u->pool_next = w->free_ults;
         w->free_ults = u;

@@ -112,6 +112,7 @@ static void *worker_thread_main(void *arg)
     myr_worker *w = arg;
     myr_worker_set_current(w);
     w->errno_loc = __errno_location();
+    myr_tls_thread_init(w);
     myr_worker_publish_cpu_clock(w);
     if (myr_rt.bind)
         myr_topology_bind(w->index);
@@ -275,6 +276,8 @@ int myr_init_config(const myr_config_t *cfg)
     atomic_init(&myr_rt.next_id, 1);
     w0->current = main_ult;
     w0->errno_loc = __errno_location();
+    myr_tls_init();
+    myr_tls_thread_init(w0);
     myr_worker_publish_cpu_clock(w0);
     w0->sched_stack = myr_stack_create(64 * 1024);
     if (!w0->sched_stack)
@@ -364,6 +367,7 @@ int myr_finalize(void)
     myr_stack_depot_drain(&myr_rt.stack_depot);
     pthread_mutex_destroy(&myr_rt.stack_depot.lock);
     free(self->keys);
+    myr_tls_free(self);
     free(self);
     free(myr_rt.workers);
     myr_worker_set_current(NULL);
