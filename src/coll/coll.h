@@ -203,6 +203,10 @@ int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call, void
  * itself (then r is complete on return). So a collective that the rank
  * waits for at once costs what its blocking form does, plus the request. */
 void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r);
+/* Retire the completed request `r` of a nonblocking collective: what
+ * myr_request_release does for it (it lives in its operation's block),
+ * once its status has been read and it carries no message (r->why). */
+void myr_coll_nb_release(struct myr_mpi_request *r);
 
 /* Before a blocking collective on comm (every entry point that runs one,
  * communicator constructors included): wait until the nonblocking ones

@@ -125,7 +125,9 @@ struct myr_mpi_request {
      * the request). NULL otherwise. */
     char *why;
     /* An upper layer's part of the request (a generalized request's
-     * callbacks), and what releasing the request must do with it. */
+     * callbacks), and what releasing the request must do with it, last:
+     * a request that is not `heap` may live in that part's block (a
+     * nonblocking collective's operation, coll/nbc.c). */
     void *ext;
     void (*release_ext)(struct myr_mpi_request *r);
     /* A send to a rank of another process (remote.c, set when it is
