@@ -88,6 +88,7 @@
 struct myr_coll_nb_op {
     struct myr_mpi_request request;  /* comm, owner (the rank), status */
     _Atomic(struct myr_coll_nb_op *) next;   /* behind it in the FIFO */
+    myr_coll_nb_queue *queue;      /* the FIFO, in the rank's communicator state */
     const char *call;
     myr_coll_nb_fn fn;             /* NULL: a round (args start with myr_coll_args) */
     myr_coll_nb_cleanup cleanup;
@@ -237,10 +238,9 @@ static struct myr_coll_nb_op *unlink_head(myr_coll_nb_queue *q, struct myr_coll_
  * the next one. */
 static inline __attribute__((always_inline)) void finish(struct myr_coll_nb_op *op, bool own)
 {
-    myr_coll_nb_queue *q = queue_of(op->request.comm, op->request.owner);
     if (op->cleanup)
         op->cleanup(op->args);
-    struct myr_coll_nb_op *next = unlink_head(q, op);
+    struct myr_coll_nb_op *next = unlink_head(op->queue, op);
     /* Once complete, the request (and the block with it, and maybe the
      * communicator with the queue) may be retired at any time: neither
      * is touched again. The next operation's request holds its own
@@ -289,11 +289,12 @@ void coll_nb_finish_own(void *op_, coll_state *s, int me, bool own)
 void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r)
 {
     struct myr_coll_nb_op *op = op_of_request(r);
-    if (op->fn || !atomic_load_explicit(&op->at.arrived, memory_order_acquire) ||
-        r->owner != self)
-        return;
-    if (coll_round_join(&op->at, self, r->comm))
+    if (!op->fn && atomic_load_explicit(&op->at.arrived, memory_order_acquire) &&
+        r->owner == self && coll_round_join(&op->at, self, r->comm)) {
         coll_nb_finish_own(op, op->at.s, op->at.me, true);
+        return;
+    }
+    myr_request_wait(self, r);
 }
 
 /* A round that cannot be arrived at: the communicator has no state. */
@@ -355,7 +356,7 @@ static void launch_runner(struct myr_coll_nb_op *op)
 static void *runner_main(void *arg)
 {
     struct myr_coll_nb_op *op = arg;
-    myr_coll_nb_queue *q = queue_of(op->request.comm, op->request.owner);
+    myr_coll_nb_queue *q = op->queue;
     atomic_store_explicit(&q->runner, myr_ult_self_internal(), memory_order_relaxed);
     const char *why = NULL;
     int err = op->fn(op->request.comm, op->request.owner, op->args, &why);
@@ -391,11 +392,18 @@ start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, const char *c
     op->fn = fn;
     op->cleanup = cleanup;
     atomic_init(&op->at.arrived, false);
-    myr_coll_nb_queue *q = queue_of(comm, self);
+    myr_coll_nb_queue *q = op->queue = queue_of(comm, self);
     /* Before the operation is queued: once it is, it may complete, and
      * its request be retired by another ULT of the rank. */
     *request = r;
-    struct myr_coll_nb_op *prev = atomic_exchange_explicit(&q->tail, op, memory_order_acq_rel);
+    /* An empty FIFO has no finisher (one leaves it empty and touches it
+     * no more): a store queues the operation. Acquire: what the last
+     * finisher did before it emptied the FIFO happened before. */
+    struct myr_coll_nb_op *prev = atomic_load_explicit(&q->tail, memory_order_acquire);
+    if (prev)
+        prev = atomic_exchange_explicit(&q->tail, op, memory_order_acq_rel);
+    else
+        atomic_store_explicit(&q->tail, op, memory_order_release);
     if (prev)
         atomic_store_explicit(&prev->next, op, memory_order_release);
     else if (!fn)
@@ -463,6 +471,25 @@ int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call, void
         return start(comm, self, call, run_across_processes, NULL, 0, cleanup, request,
                      op_of_args(args));
     return start_op(op_of_args(args), comm, self, call, NULL, cleanup, request);
+}
+
+int myr_coll_nb_start_barrier(MPI_Comm comm, myr_rank *self, const char *call,
+                              MPI_Request *request)
+{
+    struct myr_coll_nb_op *op = op_new(sizeof(myr_coll_args));
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    myr_coll_args *a = (myr_coll_args *)op->args;
+    if (__builtin_expect(coll_spans_processes(comm), 0)) {
+        *a = (myr_coll_args){.kind = MYR_COLL_BARRIER, .nonblocking = true};
+        return start(comm, self, call, run_across_processes, NULL, 0, NULL, request, op);
+    }
+    /* All a round reads of a barrier's (arrive): a copy of the whole
+     * would cost more than the rest of the call. */
+    a->kind = MYR_COLL_BARRIER;
+    a->carry = MPI_SUCCESS;
+    a->nonblocking = true;
+    return start_op(op, comm, self, call, NULL, NULL, request);
 }
 
 static bool queue_empty(void *arg)

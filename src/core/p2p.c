@@ -83,11 +83,6 @@ static void envelope_free(myr_envelope *e)
     myr_ult_cache_put(CACHE_ENVELOPE, e, sizeof *e);
 }
 
-bool myr_request_valid(MPI_Request r)
-{
-    return r && myr_handle_magic(r) == MYR_MAGIC_REQUEST;
-}
-
 /* A blocking call's request: its waiter registered before the request was
  * published and nothing else can wait for it or free it, so plain stores do
  * (CLAIMED is ordered before the resume's sequentially consistent CAS,

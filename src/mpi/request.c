@@ -122,10 +122,8 @@ static int wait_collective(const char *call, myr_rank *self, MPI_Request *reques
                            MPI_Status *status)
 {
     MPI_Request r = *request;
-    if (!myr_request_done(r)) {
+    if (!myr_request_done(r))
         myr_coll_nb_wait(self, r);
-        myr_request_wait(self, r);
-    }
     if (__builtin_expect(r->status.MPI_ERROR != MPI_SUCCESS, 0))
         return retire_and_raise(call, request, status);
     myr_status_copy(status, &r->status);
