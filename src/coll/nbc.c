@@ -270,9 +270,10 @@ void coll_nb_complete_all(void *done)
     myr_ult_resume_batch_end();
 }
 
-void coll_nb_finish_own(void *op_, coll_state *s, int me, bool own)
+/* coll_nb_finish_own; inline in MPI_Wait's join (myr_coll_nb_wait). */
+static inline __attribute__((always_inline)) void
+finish_own(struct myr_coll_nb_op *op, coll_state *s, int me, bool own)
 {
-    struct myr_coll_nb_op *op = op_;
     const char *why = NULL;
     int err = s->err;
     if (err != MPI_SUCCESS)
@@ -286,12 +287,17 @@ void coll_nb_finish_own(void *op_, coll_state *s, int me, bool own)
     myr_ult_resume_batch_end();
 }
 
+void coll_nb_finish_own(void *op, coll_state *s, int me, bool own)
+{
+    finish_own(op, s, me, own);
+}
+
 void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r)
 {
     struct myr_coll_nb_op *op = op_of_request(r);
     if (!op->fn && atomic_load_explicit(&op->at.arrived, memory_order_acquire) &&
         r->owner == self && coll_round_join(&op->at, self, r->comm)) {
-        coll_nb_finish_own(op, op->at.s, op->at.me, true);
+        finish_own(op, op->at.s, op->at.me, true);
         return;
     }
     myr_request_wait(self, r);
