@@ -41,14 +41,16 @@
  * MPI makes concurrent collective calls on one communicator erroneous)
  * and the finisher of its head (one at a time: the head's completer or
  * runner, or the rank itself in MPI_Wait). Only `tail` is shared, as in
- * an MCS lock's queue: a start exchanges it for its operation; finding
- * NULL it is the head and launches it, else it links itself behind the
- * previous tail (`next`, release). A finisher reads `next`; finding NULL
- * it swings `tail` from its operation back to NULL (sequentially
- * consistent, like the drain waiters' check, wait.c), and when that CAS
- * fails a start is between its exchange and its link: it waits for the
- * link (a few instructions, unless that start's kernel thread was
- * preempted). The previous tail cannot go away before its link is made:
+ * an MCS lock's queue: a start that finds it NULL stores its operation
+ * there (an empty FIFO has no finisher: the last one left it empty and
+ * touches it no more) and launches it, the head; otherwise it exchanges
+ * it for its operation (finding NULL after all, it is the head) and
+ * links itself behind the previous tail (`next`, release). A finisher
+ * reads `next`; finding NULL it swings `tail` from its operation back to
+ * NULL (sequentially consistent, like the drain waiters' check, wait.c),
+ * and when that CAS fails a start is between its exchange and its link:
+ * it waits for the link (a few instructions, unless that start's kernel
+ * thread was preempted). The previous tail cannot go away before its link is made:
  * its finisher waits for it, and only completes its request after.
  *
  * Finishing an operation: its outcome is settled in its request (while
