@@ -165,6 +165,7 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
         }
         grp->state = s;
     }
+    s->nb_scan = s->ngroups == 1 && !s->groups[0].chain;
     return s;
 }
 
@@ -427,7 +428,8 @@ static void release_ranks(coll_state *s, coll_group *grp, int me, unsigned gen)
             wake_ahead(s, r, gen, false);
             continue;
         }
-        atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_relaxed);
+        if (!s->nb_scan)
+            atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_relaxed);
         const char *why = NULL;
         int err = s->err;
         if (err != MPI_SUCCESS)
@@ -519,6 +521,19 @@ static bool claim_own(_Atomic unsigned *state, unsigned gen)
                                                    memory_order_acq_rel, memory_order_acquire);
 }
 
+/* nb_trees for the one group of an nb_scan state: whether every rank but
+ * the completer `me` has joined round `gen` (each moves its own entry from
+ * NB_OPEN to NB_JOINED at most once per round, and only the completer
+ * moves it elsewhere). */
+static bool all_others_joined(const coll_state *s, int me, unsigned gen)
+{
+    for (int r = 0; r < s->size; r++)
+        if (r != me && atomic_load_explicit(&s->waiters[r].nb_state, memory_order_acquire) !=
+                           nb_word(gen, NB_JOINED))
+            return false;
+    return true;
+}
+
 /* A nonblocking round's release, group by group: a group all of whose
  * ranks wait in MPI_Wait for it (joined; in the completer's own group,
  * all but the completer, whose operation it claims) is woken by its leader
@@ -527,6 +542,12 @@ static bool claim_own(_Atomic unsigned *state, unsigned gen)
  * Returns whether every group is woken so. */
 static bool nb_trees(coll_state *s, int me, void *own_op, unsigned gen)
 {
+    if (s->nb_scan) {
+        coll_group *grp = &s->groups[0];
+        grp->tree = own_op && all_others_joined(s, me, gen) &&
+                    claim_own(&s->waiters[me].nb_state, gen);
+        return grp->tree;
+    }
     int g = s->waiters[me].group, trees = 0;
     for (int h = 0; h < s->ngroups; h++) {
         coll_group *grp = &s->groups[h];
@@ -699,7 +720,8 @@ void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op, coll_
     w->nb = op;
     atomic_store_explicit(&w->nb_state, nb_word(gen, NB_OPEN), memory_order_relaxed);
     /* Both published by the arrival (acq_rel), like the slot. */
-    atomic_fetch_add_explicit(&s->groups[w->group].nb_open, 1, memory_order_relaxed);
+    if (!s->nb_scan)
+        atomic_fetch_add_explicit(&s->groups[w->group].nb_open, 1, memory_order_relaxed);
     at->s = s;
     at->me = me;
     at->gen = gen;
@@ -726,7 +748,8 @@ bool coll_round_join(const coll_nb_place *at, myr_rank *self, MPI_Comm comm)
     if (!atomic_compare_exchange_strong_explicit(&w->nb_state, &open, nb_word(gen, NB_JOINED),
                                                  memory_order_acq_rel, memory_order_acquire))
         return false;
-    atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_release);
+    if (!s->nb_scan)
+        atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_release);
     round_wait(s, self, w, gen, spin, before, self_ult, comm);
     bool tree = grp->tree;   /* written before the release, like s->flat */
     /* The group's leader of this round cannot change before this rank
