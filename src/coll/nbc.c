@@ -50,7 +50,11 @@
  * NULL (sequentially consistent, like the drain waiters' check, wait.c),
  * and when that CAS fails a start is between its exchange and its link:
  * it waits for the link (a few instructions, unless that start's kernel
- * thread was preempted). The previous tail cannot go away before its link is made:
+ * thread was preempted). A finisher that is the rank itself, in one of
+ * its calls (MPI_Wait, or the start that completed the round), while no
+ * other ULT of the rank may be in a call (myr_rank_calls_serialized: a
+ * thread level below MPI_THREAD_MULTIPLE) has no start to race with: it
+ * empties the FIFO with a store (unlink_own_head). The previous tail cannot go away before its link is made:
  * its finisher waits for it, and only completes its request after.
  *
  * Finishing an operation: its outcome is settled in its request (while
@@ -235,6 +239,19 @@ static struct myr_coll_nb_op *unlink_head(myr_coll_nb_queue *q, struct myr_coll_
     return next;
 }
 
+/* unlink_head by the rank itself, in one of its calls, when no other ULT
+ * of the rank can be in a call meanwhile (myr_rank_calls_serialized):
+ * then no start can race with this finish, and nobody can be waiting for
+ * the FIFO to empty (that is a blocking collective's call), so plain
+ * stores do. */
+static struct myr_coll_nb_op *unlink_own_head(myr_coll_nb_queue *q, struct myr_coll_nb_op *op)
+{
+    struct myr_coll_nb_op *next = atomic_load_explicit(&op->next, memory_order_relaxed);
+    if (!next)
+        atomic_store_explicit(&q->tail, NULL, memory_order_release);
+    return next;
+}
+
 /* The operation is over (its request settled): unlink it, complete its
  * request (a resume of a batch; `own`: see complete_own_request), launch
  * the next one. */
@@ -242,7 +259,9 @@ static inline __attribute__((always_inline)) void finish(struct myr_coll_nb_op *
 {
     if (op->cleanup)
         op->cleanup(op->args);
-    struct myr_coll_nb_op *next = unlink_head(op->queue, op);
+    struct myr_coll_nb_op *next = own && myr_rank_calls_serialized(op->request.owner)
+                                      ? unlink_own_head(op->queue, op)
+                                      : unlink_head(op->queue, op);
     /* Once complete, the request (and the block with it, and maybe the
      * communicator with the queue) may be retired at any time: neither
      * is touched again. The next operation's request holds its own

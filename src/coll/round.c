@@ -513,9 +513,15 @@ static void release_flat(coll_state *s, int me, unsigned gen, void *own_op)
 }
 
 /* The completer's own operation, claimed for itself (another ULT of the
- * rank may have joined it from MPI_Wait: then it is released flat). */
-static bool claim_own(_Atomic unsigned *state, unsigned gen)
+ * rank may have joined it from MPI_Wait: then it is released flat). The
+ * completer is in the call that started it: when no other ULT of its
+ * rank may be in a call meanwhile, nobody else writes the entry now. */
+static bool claim_own(const coll_state *s, int me, _Atomic unsigned *state, unsigned gen)
 {
+    if (myr_rank_calls_serialized(coll_state_rank(s, me))) {
+        atomic_store_explicit(state, nb_word(gen, NB_TAKEN), memory_order_relaxed);
+        return true;
+    }
     unsigned open = nb_word(gen, NB_OPEN);
     return atomic_compare_exchange_strong_explicit(state, &open, nb_word(gen, NB_TAKEN),
                                                    memory_order_acq_rel, memory_order_acquire);
@@ -545,7 +551,7 @@ static bool nb_trees(coll_state *s, int me, void *own_op, unsigned gen)
     if (s->nb_scan) {
         coll_group *grp = &s->groups[0];
         grp->tree = own_op && all_others_joined(s, me, gen) &&
-                    claim_own(&s->waiters[me].nb_state, gen);
+                    claim_own(s, me, &s->waiters[me].nb_state, gen);
         return grp->tree;
     }
     int g = s->waiters[me].group, trees = 0;
@@ -553,7 +559,8 @@ static bool nb_trees(coll_state *s, int me, void *own_op, unsigned gen)
         coll_group *grp = &s->groups[h];
         int open = atomic_load_explicit(&grp->nb_open, memory_order_acquire);
         grp->tree = h != g ? open == 0
-                           : own_op && open == 1 && claim_own(&s->waiters[me].nb_state, gen);
+                           : own_op && open == 1 &&
+                                 claim_own(s, me, &s->waiters[me].nb_state, gen);
         /* The completer's own, claimed: every other rank of its group has
          * joined, and none arrives again before the release, so nobody
          * else writes the count now. */
