@@ -125,9 +125,10 @@ typedef struct coll_state {
     coll_group *groups;
     coll_slot *slots;      /* one per rank */
     coll_waiter *waiters;  /* one per rank */
-    /* One group, not woken as a chain: a nonblocking round's completer
-     * reads its ranks' nb_state to see whether they all joined (it walks
-     * their entries to wake them anyway), and nb_open is not kept. */
+    /* One group, not woken as a chain, or at most COLL_NB_SCAN_MAX ranks
+     * (round.c): a nonblocking round's completer reads the ranks' nb_state
+     * to see whether they all joined (it walks or wakes their entries
+     * anyway, a few lines), and nb_open is not kept. */
     bool nb_scan;
 
     _Alignas(MYR_CACHE_LINE) _Atomic int top_arrived;

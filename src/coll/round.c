@@ -113,6 +113,11 @@ void coll_state_free(coll_state *s)
 /* The smallest group woken as a chain (see the model above); the largest
  * group of another worker that a flat release does itself (release_flat). */
 enum { COLL_CHAIN_MIN = 1024, COLL_REMOTE_RELEASE_MAX = 8 };
+/* The largest state of several groups whose nonblocking completer reads
+ * every rank's nb_state rather than keep open counts (nb_scan): a few
+ * lines, some of other workers, against two locked instructions per
+ * rank and round. */
+enum { COLL_NB_SCAN_MAX = 16 };
 
 coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
 {
@@ -165,7 +170,7 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
         }
         grp->state = s;
     }
-    s->nb_scan = s->ngroups == 1 && !s->groups[0].chain;
+    s->nb_scan = (s->ngroups == 1 && !s->groups[0].chain) || s->size <= COLL_NB_SCAN_MAX;
     return s;
 }
 
@@ -527,13 +532,13 @@ static bool claim_own(const coll_state *s, int me, _Atomic unsigned *state, unsi
                                                    memory_order_acq_rel, memory_order_acquire);
 }
 
-/* nb_trees for the one group of an nb_scan state: whether every rank but
+/* nb_trees for a group of an nb_scan state: whether every rank of it but
  * the completer `me` has joined round `gen` (each moves its own entry from
  * NB_OPEN to NB_JOINED at most once per round, and only the completer
  * moves it elsewhere). */
-static bool all_others_joined(const coll_state *s, int me, unsigned gen)
+static bool all_others_joined(const coll_state *s, const coll_group *grp, int me, unsigned gen)
 {
-    for (int r = 0; r < s->size; r++)
+    for (int r = grp->first; r < grp->first + grp->size; r++)
         if (r != me && atomic_load_explicit(&s->waiters[r].nb_state, memory_order_acquire) !=
                            nb_word(gen, NB_JOINED))
             return false;
@@ -548,13 +553,16 @@ static bool all_others_joined(const coll_state *s, int me, unsigned gen)
  * Returns whether every group is woken so. */
 static bool nb_trees(coll_state *s, int me, void *own_op, unsigned gen)
 {
-    if (s->nb_scan) {
-        coll_group *grp = &s->groups[0];
-        grp->tree = own_op && all_others_joined(s, me, gen) &&
-                    claim_own(s, me, &s->waiters[me].nb_state, gen);
-        return grp->tree;
-    }
     int g = s->waiters[me].group, trees = 0;
+    if (s->nb_scan) {
+        for (int h = 0; h < s->ngroups; h++) {
+            coll_group *grp = &s->groups[h];
+            grp->tree = all_others_joined(s, grp, me, gen) &&
+                        (h != g || (own_op && claim_own(s, me, &s->waiters[me].nb_state, gen)));
+            trees += grp->tree;
+        }
+        return trees == s->ngroups;
+    }
     for (int h = 0; h < s->ngroups; h++) {
         coll_group *grp = &s->groups[h];
         int open = atomic_load_explicit(&grp->nb_open, memory_order_acquire);
