@@ -196,13 +196,22 @@ void myr_coll_nb_unreserve(void *args);
 int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call, void *args,
                            myr_coll_nb_cleanup cleanup, MPI_Request *request)
     __attribute__((warn_unused_result));
-/* MPI_Wait on the request `r` of a nonblocking collective, before it
- * waits for the request as for any other: if the operation has arrived at
- * its round and the round's completer has not claimed it, the rank takes
- * part in the round as a blocking rank does and finishes the operation
- * itself (then r is complete on return). So a collective that the rank
+/* MPI_Ibarrier on an intracommunicator (no arguments to copy): started
+ * as myr_coll_nb_start_coll, its block taken here. MPI_SUCCESS, or
+ * MPI_ERR_NO_MEM (nothing started). */
+int myr_coll_nb_start_barrier(MPI_Comm comm, myr_rank *self, const char *call,
+                              MPI_Request *request) __attribute__((warn_unused_result));
+/* MPI_Wait on the request `r` of a nonblocking collective, until it is
+ * complete: if the operation has arrived at its round and the round's
+ * completer has not claimed it, the rank takes part in the round as a
+ * blocking rank does and finishes the operation itself; otherwise it
+ * waits for the request as for any other. So a collective that the rank
  * waits for at once costs what its blocking form does, plus the request. */
 void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r);
+/* Retire the completed request `r` of a nonblocking collective: what
+ * myr_request_release does for it (it lives in its operation's block),
+ * once its status has been read and it carries no message (r->why). */
+void myr_coll_nb_release(struct myr_mpi_request *r);
 
 /* Before a blocking collective on comm (every entry point that runs one,
  * communicator constructors included): wait until the nonblocking ones

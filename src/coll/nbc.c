@@ -41,14 +41,20 @@
  * MPI makes concurrent collective calls on one communicator erroneous)
  * and the finisher of its head (one at a time: the head's completer or
  * runner, or the rank itself in MPI_Wait). Only `tail` is shared, as in
- * an MCS lock's queue: a start exchanges it for its operation; finding
- * NULL it is the head and launches it, else it links itself behind the
- * previous tail (`next`, release). A finisher reads `next`; finding NULL
- * it swings `tail` from its operation back to NULL (sequentially
- * consistent, like the drain waiters' check, wait.c), and when that CAS
- * fails a start is between its exchange and its link: it waits for the
- * link (a few instructions, unless that start's kernel thread was
- * preempted). The previous tail cannot go away before its link is made:
+ * an MCS lock's queue: a start that finds it NULL stores its operation
+ * there (an empty FIFO has no finisher: the last one left it empty and
+ * touches it no more) and launches it, the head; otherwise it exchanges
+ * it for its operation (finding NULL after all, it is the head) and
+ * links itself behind the previous tail (`next`, release). A finisher
+ * reads `next`; finding NULL it swings `tail` from its operation back to
+ * NULL (sequentially consistent, like the drain waiters' check, wait.c),
+ * and when that CAS fails a start is between its exchange and its link:
+ * it waits for the link (a few instructions, unless that start's kernel
+ * thread was preempted). A finisher that is the rank itself, in one of
+ * its calls (MPI_Wait, or the start that completed the round), while no
+ * other ULT of the rank may be in a call (myr_rank_calls_serialized: a
+ * thread level below MPI_THREAD_MULTIPLE) has no start to race with: it
+ * empties the FIFO with a store (unlink_own_head). The previous tail cannot go away before its link is made:
  * its finisher waits for it, and only completes its request after.
  *
  * Finishing an operation: its outcome is settled in its request (while
@@ -56,14 +62,20 @@
  * next one taken; the request is completed (myr_request_complete resumes
  * MPI_Wait or notifies the rank; finished by the rank itself inside its
  * MPI_Wait, a plain store, nobody else may wait for it); the next
- * operation is launched; the operation's reference to the communicator
- * goes last.
+ * operation is launched. MPI_Wait then retires a request that carries no
+ * error in one step (mpi/request.c, wait_collective).
  *
- * Lifetimes. An operation holds its own reference to the communicator
- * handle (the queue lives in it), and the request another (released with
- * the request), so MPI_Comm_free with operations pending frees nothing
- * they use. Runners are detached ULTs: the runtime's finalize waits for
- * them, so the job's ranks outlive them.
+ * Lifetimes. An operation and its request are one block (the request
+ * first: the handle is the block), taken by the start and given back
+ * when the rank retires the request (MPI_Wait: myr_coll_nb_release;
+ * otherwise myr_request_release, which calls op_release last). The
+ * request holds one reference to the communicator handle (the queue
+ * lives in it), released with the block, so MPI_Comm_free with
+ * operations pending frees nothing they use: a finisher touches neither
+ * the block nor the queue once the request is complete, and the next
+ * operation it launches holds its own reference. Runners are detached
+ * ULTs: the runtime's finalize waits for them, so the job's ranks
+ * outlive them.
  */
 #include "coll/coll_impl.h"
 #include "core/p2p.h"
@@ -75,26 +87,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An operation and its request are one block: the request first, so
+ * that the handle is the block and a dead handle's magic stays readable
+ * while the block is cached (ult/core_api.h). The request's reference to
+ * the communicator is the operation's too (see Lifetimes). */
 struct myr_coll_nb_op {
+    struct myr_mpi_request request;  /* comm, owner (the rank), status */
     _Atomic(struct myr_coll_nb_op *) next;   /* behind it in the FIFO */
-    MPI_Comm comm;                 /* a reference of its own */
-    myr_rank *self;
+    myr_coll_nb_queue *queue;      /* the FIFO, in the rank's communicator state */
     const char *call;
     myr_coll_nb_fn fn;             /* NULL: a round (args start with myr_coll_args) */
     myr_coll_nb_cleanup cleanup;
-    struct myr_mpi_request *request;
     struct myr_coll_nb_op *done;   /* the completer's list (coll_nb_round_done) */
     coll_nb_place at;              /* a round's: where it arrived (MPI_Wait joins) */
     bool cached;                   /* an OP_BLOCK from the workers' cache */
     max_align_t args[];            /* the starter's arguments, copied */
 };
+_Static_assert(offsetof(struct myr_coll_nb_op, request) == 0, "the handle is the block");
 
 /* Operations come from the workers' block caches (ult/core_api.h; core/p2p.c
- * uses caches 0 and 1), as requests do: malloc and free were a fifth of a
- * nonblocking barrier's instructions. Blocks of OP_BLOCK bytes hold
- * every collective's arguments (mpi/coll.c's copy); larger ones are
- * malloc'd. */
-enum { CACHE_NB_OP = 2, OP_BLOCK = 384 };
+ * uses caches 0, 1 and 3): malloc and free were a fifth of a nonblocking
+ * barrier's instructions. Blocks of OP_BLOCK bytes hold every
+ * collective's arguments (mpi/coll.c's copy) with the request; larger
+ * ones are malloc'd. */
+enum { CACHE_NB_OP = 2, OP_BLOCK = 512 };
 
 static struct myr_coll_nb_op *op_new(size_t args_size)
 {
@@ -115,16 +131,28 @@ static void op_free(struct myr_coll_nb_op *op)
         free(op);
 }
 
-/* The request owns its operation's block from the start, and its owner
- * gives it back when it retires the request (myr_request_release), on
- * the worker that took it: freed by the completer, blocks left the
- * starters' caches for the completer's, and most starts went to malloc
- * (a fifth of MPI_Ibarrier's time at 64 ranks, with malloc's lock
- * contended between the workers). */
+static struct myr_coll_nb_op *op_of_request(struct myr_mpi_request *r)
+{
+    return (struct myr_coll_nb_op *)r;
+}
+
+/* The block is its request's: the rank gives it back when it retires the
+ * request (myr_request_release calls this last), on the worker that took
+ * it: freed by the completer, blocks left the starters' caches for the
+ * completer's, and most starts went to malloc (a fifth of MPI_Ibarrier's
+ * time at 64 ranks, with malloc's lock contended between the workers).
+ * The communicator's reference goes with it. */
 static void op_release(struct myr_mpi_request *r)
 {
-    op_free(r->ext);
-    r->ext = NULL;
+    MPI_Comm comm = r->comm;
+    op_free(op_of_request(r));
+    myr_comm_release(comm);
+}
+
+void myr_coll_nb_release(struct myr_mpi_request *r)
+{
+    r->magic = MYR_MAGIC_DEAD;
+    op_release(r);
 }
 
 static myr_coll_nb_queue *queue_of(MPI_Comm comm, myr_rank *self)
@@ -211,33 +239,45 @@ static struct myr_coll_nb_op *unlink_head(myr_coll_nb_queue *q, struct myr_coll_
     return next;
 }
 
+/* unlink_head by the rank itself, in one of its calls, when no other ULT
+ * of the rank can be in a call meanwhile (myr_rank_calls_serialized):
+ * then no start can race with this finish, and nobody can be waiting for
+ * the FIFO to empty (that is a blocking collective's call), so plain
+ * stores do. */
+static struct myr_coll_nb_op *unlink_own_head(myr_coll_nb_queue *q, struct myr_coll_nb_op *op)
+{
+    struct myr_coll_nb_op *next = atomic_load_explicit(&op->next, memory_order_relaxed);
+    if (!next)
+        atomic_store_explicit(&q->tail, NULL, memory_order_release);
+    return next;
+}
+
 /* The operation is over (its request settled): unlink it, complete its
  * request (a resume of a batch; `own`: see complete_own_request), launch
  * the next one. */
 static inline __attribute__((always_inline)) void finish(struct myr_coll_nb_op *op, bool own)
 {
-    myr_coll_nb_queue *q = queue_of(op->comm, op->self);
     if (op->cleanup)
         op->cleanup(op->args);
-    struct myr_coll_nb_op *next = unlink_head(q, op);
-    MPI_Comm comm = op->comm;
-    struct myr_mpi_request *request = op->request;
-    /* op is the request's from here on (op_release): not touched again. */
+    struct myr_coll_nb_op *next = own && myr_rank_calls_serialized(op->request.owner)
+                                      ? unlink_own_head(op->queue, op)
+                                      : unlink_head(op->queue, op);
+    /* Once complete, the request (and the block with it, and maybe the
+     * communicator with the queue) may be retired at any time: neither
+     * is touched again. The next operation's request holds its own
+     * reference to the communicator. */
     if (own)
-        complete_own_request(request);
+        complete_own_request(&op->request);
     else
-        complete_request(request);
+        complete_request(&op->request);
     if (next)
         launch(next, false);
-    /* The next operation's reference keeps the queue alive; with none,
-     * this may free it. */
-    myr_comm_release(comm);
 }
 
 void *coll_nb_round_done(void *op_, int err, const char *why, void *done)
 {
     struct myr_coll_nb_op *op = op_;
-    settle(op->request, op->call, err, why);
+    settle(&op->request, op->call, err, why);
     op->done = done;
     return op;
 }
@@ -251,9 +291,10 @@ void coll_nb_complete_all(void *done)
     myr_ult_resume_batch_end();
 }
 
-void coll_nb_finish_own(void *op_, coll_state *s, int me, bool own)
+/* coll_nb_finish_own; inline in MPI_Wait's join (myr_coll_nb_wait). */
+static inline __attribute__((always_inline)) void
+finish_own(struct myr_coll_nb_op *op, coll_state *s, int me, bool own)
 {
-    struct myr_coll_nb_op *op = op_;
     const char *why = NULL;
     int err = s->err;
     if (err != MPI_SUCCESS)
@@ -261,26 +302,32 @@ void coll_nb_finish_own(void *op_, coll_state *s, int me, bool own)
     else if (s->parallel)   /* the completer did every share (release_flat) */
         err = atomic_load_explicit(&s->phase_err, memory_order_relaxed), why = s->phase_why;
     else if (s->slots[me].kind != MYR_COLL_BARRIER)   /* a barrier has no part */
-        err = coll_finish(s, op->self, me, &s->slots[me], &why);
-    settle(op->request, op->call, err, why);
+        err = coll_finish(s, op->request.owner, me, &s->slots[me], &why);
+    settle(&op->request, op->call, err, why);
     finish(op, own);
     myr_ult_resume_batch_end();
 }
 
+void coll_nb_finish_own(void *op, coll_state *s, int me, bool own)
+{
+    finish_own(op, s, me, own);
+}
+
 void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r)
 {
-    struct myr_coll_nb_op *op = r->ext;
-    if (!op || op->fn || !atomic_load_explicit(&op->at.arrived, memory_order_acquire) ||
-        op->self != self)
+    struct myr_coll_nb_op *op = op_of_request(r);
+    if (!op->fn && atomic_load_explicit(&op->at.arrived, memory_order_acquire) &&
+        r->owner == self && coll_round_join(&op->at, self, r->comm)) {
+        finish_own(op, op->at.s, op->at.me, true);
         return;
-    if (coll_round_join(&op->at, self, op->comm))
-        coll_nb_finish_own(op, op->at.s, op->at.me, true);
+    }
+    myr_request_wait(self, r);
 }
 
 /* A round that cannot be arrived at: the communicator has no state. */
 __attribute__((noinline)) static void arrive_failed(struct myr_coll_nb_op *op)
 {
-    settle(op->request, op->call, MPI_ERR_NO_MEM,
+    settle(&op->request, op->call, MPI_ERR_NO_MEM,
            "out of memory for the communicator's collective state");
     finish(op, false);
     myr_ult_resume_batch_end();
@@ -291,12 +338,13 @@ __attribute__((noinline)) static void arrive_failed(struct myr_coll_nb_op *op)
  * (start_op) it is most of the work. */
 static inline __attribute__((always_inline)) void arrive(struct myr_coll_nb_op *op, bool own)
 {
-    coll_state *s = coll_state_of(op->comm, op->self);
+    MPI_Comm comm = op->request.comm;
+    coll_state *s = coll_state_of(comm, op->request.owner);
     if (__builtin_expect(!s, 0)) {
         arrive_failed(op);
         return;
     }
-    int me = myr_comm_rank(op->comm, op->self);
+    int me = myr_comm_rank(comm, op->request.owner);
     coll_slot *mine = &s->slots[me];
     const myr_coll_args *a = (const myr_coll_args *)op->args;
     if (a->kind == MYR_COLL_BARRIER && a->carry == MPI_SUCCESS) {
@@ -327,20 +375,21 @@ static void launch_runner(struct myr_coll_nb_op *op)
     /* A communicator of one rank never waits for another: run it now,
      * without a ULT. So does a runner nobody can start (out of memory),
      * rather than leave the queue stuck. */
-    if (myr_comm_size(op->comm) == 1 || myr_ult_spawn(NULL, runner_main, op) != MYR_OK)
+    if (myr_comm_size(op->request.comm) == 1 ||
+        myr_ult_spawn(NULL, runner_main, op) != MYR_OK)
         runner_main(op);
 }
 
 static void *runner_main(void *arg)
 {
     struct myr_coll_nb_op *op = arg;
-    myr_coll_nb_queue *q = queue_of(op->comm, op->self);
+    myr_coll_nb_queue *q = op->queue;
     atomic_store_explicit(&q->runner, myr_ult_self_internal(), memory_order_relaxed);
     const char *why = NULL;
-    int err = op->fn(op->comm, op->self, op->args, &why);
+    int err = op->fn(op->request.comm, op->request.owner, op->args, &why);
     /* why may point into state the next collective on comm overwrites:
      * copied now, before this rank takes part in another. */
-    settle(op->request, op->call, err, why);
+    settle(&op->request, op->call, err, why);
     atomic_store_explicit(&q->runner, NULL, memory_order_relaxed);
     finish(op, false);   /* launches the next one: a round, or a runner of its own */
     myr_ult_resume_batch_end();
@@ -353,34 +402,35 @@ static inline __attribute__((always_inline)) int
 start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, const char *call,
          myr_coll_nb_fn fn, myr_coll_nb_cleanup cleanup, MPI_Request *request)
 {
-    struct myr_mpi_request *r = myr_request_new(self, MYR_REQ_COLL);
-    if (!r) {
-        if (cleanup)
-            cleanup(op->args);
-        op_free(op);
-        return MPI_ERR_NO_MEM;
-    }
-    /* Field by field: a compound literal would clear the whole header
-     * first, for fields that are written before they are read. */
+    /* Field by field: a compound literal would clear the whole block
+     * first, for fields that are written before they are read. Of the
+     * request, what a collective's is read for (the Wait and Test
+     * families, the deadlock report); its status is written when it
+     * completes. */
+    struct myr_mpi_request *r = &op->request;
+    myr_request_init_head(r, self, MYR_REQ_COLL, false, NULL);
+    r->active = true;
+    r->release_ext = op_release;
+    r->start_seq = 0;
+    myr_comm_retain(comm);
+    r->comm = comm;          /* released with the request (op_release) */
     atomic_store_explicit(&op->next, NULL, memory_order_relaxed);
-    op->comm = comm;
-    op->self = self;
     op->call = call;
     op->fn = fn;
     op->cleanup = cleanup;
-    op->request = r;
     atomic_init(&op->at.arrived, false);
-    r->ext = op;
-    r->release_ext = op_release;
-    myr_comm_retain(comm);
-    r->comm = comm;          /* the request's reference, released with it */
-    r->active = true;
-    myr_comm_retain(comm);   /* the operation's */
-    myr_coll_nb_queue *q = queue_of(comm, self);
+    myr_coll_nb_queue *q = op->queue = queue_of(comm, self);
     /* Before the operation is queued: once it is, it may complete, and
      * its request be retired by another ULT of the rank. */
     *request = r;
-    struct myr_coll_nb_op *prev = atomic_exchange_explicit(&q->tail, op, memory_order_acq_rel);
+    /* An empty FIFO has no finisher (one leaves it empty and touches it
+     * no more): a store queues the operation. Acquire: what the last
+     * finisher did before it emptied the FIFO happened before. */
+    struct myr_coll_nb_op *prev = atomic_load_explicit(&q->tail, memory_order_acquire);
+    if (prev)
+        prev = atomic_exchange_explicit(&q->tail, op, memory_order_acq_rel);
+    else
+        atomic_store_explicit(&q->tail, op, memory_order_release);
     if (prev)
         atomic_store_explicit(&prev->next, op, memory_order_release);
     else if (!fn)
@@ -448,6 +498,25 @@ int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call, void
         return start(comm, self, call, run_across_processes, NULL, 0, cleanup, request,
                      op_of_args(args));
     return start_op(op_of_args(args), comm, self, call, NULL, cleanup, request);
+}
+
+int myr_coll_nb_start_barrier(MPI_Comm comm, myr_rank *self, const char *call,
+                              MPI_Request *request)
+{
+    struct myr_coll_nb_op *op = op_new(sizeof(myr_coll_args));
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    myr_coll_args *a = (myr_coll_args *)op->args;
+    if (__builtin_expect(coll_spans_processes(comm), 0)) {
+        *a = (myr_coll_args){.kind = MYR_COLL_BARRIER, .nonblocking = true};
+        return start(comm, self, call, run_across_processes, NULL, 0, NULL, request, op);
+    }
+    /* All a round reads of a barrier's (arrive): a copy of the whole
+     * would cost more than the rest of the call. */
+    a->kind = MYR_COLL_BARRIER;
+    a->carry = MPI_SUCCESS;
+    a->nonblocking = true;
+    return start_op(op, comm, self, call, NULL, NULL, request);
 }
 
 static bool queue_empty(void *arg)

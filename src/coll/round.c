@@ -113,6 +113,11 @@ void coll_state_free(coll_state *s)
 /* The smallest group woken as a chain (see the model above); the largest
  * group of another worker that a flat release does itself (release_flat). */
 enum { COLL_CHAIN_MIN = 1024, COLL_REMOTE_RELEASE_MAX = 8 };
+/* The largest state of several groups whose nonblocking completer reads
+ * every rank's nb_state rather than keep open counts (nb_scan): a few
+ * lines, some of other workers, against two locked instructions per
+ * rank and round. */
+enum { COLL_NB_SCAN_MAX = 16 };
 
 coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
 {
@@ -165,6 +170,7 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
         }
         grp->state = s;
     }
+    s->nb_scan = (s->ngroups == 1 && !s->groups[0].chain) || s->size <= COLL_NB_SCAN_MAX;
     return s;
 }
 
@@ -427,7 +433,8 @@ static void release_ranks(coll_state *s, coll_group *grp, int me, unsigned gen)
             wake_ahead(s, r, gen, false);
             continue;
         }
-        atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_relaxed);
+        if (!s->nb_scan)
+            atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_relaxed);
         const char *why = NULL;
         int err = s->err;
         if (err != MPI_SUCCESS)
@@ -511,12 +518,31 @@ static void release_flat(coll_state *s, int me, unsigned gen, void *own_op)
 }
 
 /* The completer's own operation, claimed for itself (another ULT of the
- * rank may have joined it from MPI_Wait: then it is released flat). */
-static bool claim_own(_Atomic unsigned *state, unsigned gen)
+ * rank may have joined it from MPI_Wait: then it is released flat). The
+ * completer is in the call that started it: when no other ULT of its
+ * rank may be in a call meanwhile, nobody else writes the entry now. */
+static bool claim_own(const coll_state *s, int me, _Atomic unsigned *state, unsigned gen)
 {
+    if (myr_rank_calls_serialized(coll_state_rank(s, me))) {
+        atomic_store_explicit(state, nb_word(gen, NB_TAKEN), memory_order_relaxed);
+        return true;
+    }
     unsigned open = nb_word(gen, NB_OPEN);
     return atomic_compare_exchange_strong_explicit(state, &open, nb_word(gen, NB_TAKEN),
                                                    memory_order_acq_rel, memory_order_acquire);
+}
+
+/* nb_trees for a group of an nb_scan state: whether every rank of it but
+ * the completer `me` has joined round `gen` (each moves its own entry from
+ * NB_OPEN to NB_JOINED at most once per round, and only the completer
+ * moves it elsewhere). */
+static bool all_others_joined(const coll_state *s, const coll_group *grp, int me, unsigned gen)
+{
+    for (int r = grp->first; r < grp->first + grp->size; r++)
+        if (r != me && atomic_load_explicit(&s->waiters[r].nb_state, memory_order_acquire) !=
+                           nb_word(gen, NB_JOINED))
+            return false;
+    return true;
 }
 
 /* A nonblocking round's release, group by group: a group all of whose
@@ -528,11 +554,21 @@ static bool claim_own(_Atomic unsigned *state, unsigned gen)
 static bool nb_trees(coll_state *s, int me, void *own_op, unsigned gen)
 {
     int g = s->waiters[me].group, trees = 0;
+    if (s->nb_scan) {
+        for (int h = 0; h < s->ngroups; h++) {
+            coll_group *grp = &s->groups[h];
+            grp->tree = all_others_joined(s, grp, me, gen) &&
+                        (h != g || (own_op && claim_own(s, me, &s->waiters[me].nb_state, gen)));
+            trees += grp->tree;
+        }
+        return trees == s->ngroups;
+    }
     for (int h = 0; h < s->ngroups; h++) {
         coll_group *grp = &s->groups[h];
         int open = atomic_load_explicit(&grp->nb_open, memory_order_acquire);
         grp->tree = h != g ? open == 0
-                           : own_op && open == 1 && claim_own(&s->waiters[me].nb_state, gen);
+                           : own_op && open == 1 &&
+                                 claim_own(s, me, &s->waiters[me].nb_state, gen);
         /* The completer's own, claimed: every other rank of its group has
          * joined, and none arrives again before the release, so nobody
          * else writes the count now. */
@@ -699,7 +735,8 @@ void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op, coll_
     w->nb = op;
     atomic_store_explicit(&w->nb_state, nb_word(gen, NB_OPEN), memory_order_relaxed);
     /* Both published by the arrival (acq_rel), like the slot. */
-    atomic_fetch_add_explicit(&s->groups[w->group].nb_open, 1, memory_order_relaxed);
+    if (!s->nb_scan)
+        atomic_fetch_add_explicit(&s->groups[w->group].nb_open, 1, memory_order_relaxed);
     at->s = s;
     at->me = me;
     at->gen = gen;
@@ -726,7 +763,8 @@ bool coll_round_join(const coll_nb_place *at, myr_rank *self, MPI_Comm comm)
     if (!atomic_compare_exchange_strong_explicit(&w->nb_state, &open, nb_word(gen, NB_JOINED),
                                                  memory_order_acq_rel, memory_order_acquire))
         return false;
-    atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_release);
+    if (!s->nb_scan)
+        atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_release);
     round_wait(s, self, w, gen, spin, before, self_ult, comm);
     bool tree = grp->tree;   /* written before the release, like s->flat */
     /* The group's leader of this round cannot change before this rank

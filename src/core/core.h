@@ -512,6 +512,16 @@ typedef struct myr_rank {
     bool had_session;                /* it opened a session (mpi/session.c) */
 } myr_rank;
 
+/* Whether no other ULT of rank r may be inside an MPI call while one is:
+ * its level (MPI_Init_thread) is below MPI_THREAD_MULTIPLE, under which
+ * MPI makes concurrent calls erroneous, and it has no session (a session
+ * is always MPI_THREAD_MULTIPLE). Read by the rank's own ULTs, in a call. */
+static inline bool myr_rank_calls_serialized(const myr_rank *r)
+{
+    return r->thread_level < MPI_THREAD_MULTIPLE && r->init_state == 1 &&
+           atomic_load_explicit(&r->sessions, memory_order_relaxed) == 0;
+}
+
 /* Record what the calling ULT of r is about to block on, and that it no
  * longer is. */
 static inline void myr_wait_note_set(myr_rank *r, const myr_wait_note *note)

@@ -55,18 +55,23 @@ struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_kind kind)
 void myr_request_release(struct myr_mpi_request *r)
 {
     r->magic = MYR_MAGIC_DEAD;
-    if (__builtin_expect(r->release_ext != NULL, 0))
-        r->release_ext(r);
+    bool heap = r->heap;
     if (__builtin_expect(r->why != NULL, 0)) {
         free(r->why);
         r->why = NULL;
     }
-    if (r->heap) {
+    if (heap) {
         myr_comm_release(r->comm);  /* the reference describe_* took */
         if (r->type)
             myr_datatype_release(r->type);  /* taken by the MPI layer */
-        myr_ult_cache_put(CACHE_REQUEST, r, sizeof *r);
     }
+    /* Last but for the cache: a request that is not `heap` may live
+     * inside its upper layer's block (a nonblocking collective's
+     * operation, coll/nbc.c), which this gives back. */
+    if (__builtin_expect(r->release_ext != NULL, 0))
+        r->release_ext(r);
+    if (heap)
+        myr_ult_cache_put(CACHE_REQUEST, r, sizeof *r);
 }
 
 /* An envelope nobody references any more, with its data copy. */
@@ -76,11 +81,6 @@ static void envelope_free(myr_envelope *e)
         eager_free(e->eager, e->bytes);
     e->magic = MYR_MAGIC_DEAD;
     myr_ult_cache_put(CACHE_ENVELOPE, e, sizeof *e);
-}
-
-bool myr_request_valid(MPI_Request r)
-{
-    return r && myr_handle_magic(r) == MYR_MAGIC_REQUEST;
 }
 
 /* A blocking call's request: its waiter registered before the request was

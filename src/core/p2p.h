@@ -125,7 +125,9 @@ struct myr_mpi_request {
      * the request). NULL otherwise. */
     char *why;
     /* An upper layer's part of the request (a generalized request's
-     * callbacks), and what releasing the request must do with it. */
+     * callbacks), and what releasing the request must do with it, last:
+     * a request that is not `heap` may live in that part's block (a
+     * nonblocking collective's operation, coll/nbc.c). */
     void *ext;
     void (*release_ext)(struct myr_mpi_request *r);
     /* A send to a rank of another process (remote.c, set when it is
@@ -256,7 +258,11 @@ MYR_INTERNAL struct myr_mpi_request *myr_request_new(myr_rank *owner, myr_req_ki
  * freed with its envelope (envelope->bytes must say the same size). */
 MYR_INTERNAL void *myr_p2p_eager_alloc(size_t bytes);
 MYR_INTERNAL void myr_request_release(struct myr_mpi_request *r);
-MYR_INTERNAL bool myr_request_valid(MPI_Request r);
+/* Inline: MPI_Wait and MPI_Test check every request they are given. */
+static inline bool myr_request_valid(MPI_Request r)
+{
+    return r && myr_handle_magic(r) == MYR_MAGIC_REQUEST;
+}
 static inline bool myr_request_done(const struct myr_mpi_request *r)
 {
     return atomic_load_explicit(&r->state, memory_order_acquire) & MYR_REQ_COMPLETE;

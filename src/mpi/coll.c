@@ -797,20 +797,7 @@ static int ibarrier_call(MPI_Comm comm, MPI_Request *request)
         return err;
     if (comm->kind == MYR_COMM_INTER)
         return icoll_inter(call, comm, self, &a, request);
-    myr_coll_args *c = myr_coll_nb_reserve(sizeof *c);
-    if (!c)
-        return myr_mpi_error(comm, MPI_ERR_NO_MEM, call,
-                             "out of memory for a nonblocking collective");
-    if (__builtin_expect(myr_comm_spans_processes(comm), 0)) {
-        *c = a;   /* procs.c reads them all */
-    } else {
-        /* All a round reads of a barrier's (nbc.c, arrive): a copy of
-         * the whole would cost more than the rest of this call. */
-        c->kind = MYR_COLL_BARRIER;
-        c->carry = MPI_SUCCESS;
-    }
-    c->nonblocking = true;
-    if ((err = myr_coll_nb_start_coll(comm, self, call, c, NULL, request)))
+    if ((err = myr_coll_nb_start_barrier(comm, self, call, request)))
         return myr_mpi_error(comm, err, call, "out of memory for a nonblocking collective");
     return MPI_SUCCESS;
 }

@@ -114,6 +114,24 @@ static int retire_and_raise(const char *call, MPI_Request *request, MPI_Status *
     return err;
 }
 
+/* MPI_Wait on a nonblocking collective's request: the rank joins the
+ * operation's round if it can (myr_coll_nb_wait), and a request that
+ * carries no error is retired here, in one step (it cannot be persistent,
+ * nor generalized). */
+static int wait_collective(const char *call, myr_rank *self, MPI_Request *request,
+                           MPI_Status *status)
+{
+    MPI_Request r = *request;
+    if (!myr_request_done(r))
+        myr_coll_nb_wait(self, r);
+    if (__builtin_expect(r->status.MPI_ERROR != MPI_SUCCESS, 0))
+        return retire_and_raise(call, request, status);
+    myr_status_copy(status, &r->status);
+    *request = MPI_REQUEST_NULL;
+    myr_coll_nb_release(r);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     static const char call[] = "MPI_Wait";
@@ -128,8 +146,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    if ((*request)->kind == MYR_REQ_COLL && !myr_request_done(*request))
-        myr_coll_nb_wait(self, *request);
+    if ((*request)->kind == MYR_REQ_COLL)
+        return wait_collective(call, self, request, status);
     myr_request_wait(self, *request);
     return retire_and_raise(call, request, status);
 }

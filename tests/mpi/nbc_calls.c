@@ -922,9 +922,135 @@ static void fifo_start_races_the_finish_of_the_head(void)
     CHECK_OK(MPI_Comm_free(&dup));
 }
 
+/* An operation and its request are one block (coll/nbc.c), taken by the
+ * start on the rank's worker and given back by whichever call retires the
+ * request, while the round's completer (often another rank's ULT, on
+ * another worker) finishes it and a start that finds its FIFO empty
+ * queues with a plain store. Here every call that can retire a
+ * collective's request does, each rank choosing its own per round:
+ * MPI_Wait at once or after computing, a loop of MPI_Test, of
+ * MPI_Request_get_status then MPI_Wait, MPI_Testall, MPI_Waitsome,
+ * MPI_Testany. Rounds of 1 to 4 operations (Ibarrier, Iallreduce,
+ * Ibcast from a moving root) run on MPI_COMM_WORLD and on a duplicate
+ * that is sometimes freed while they are pending (the requests keep it
+ * alive) and made again; some rounds start a blocking Allreduce or Bcast
+ * in the middle (it waits for the queue). Every payload is checked, and
+ * every request handle is MPI_REQUEST_NULL after its retirement. */
+enum { RETIRE_MAX = 4 };
+static void every_completion_call_retires_a_collective_request(void)
+{
+    int n = world_size(), me = world_rank();
+    MPI_Comm dup;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    /* Fewer rounds when they cross OS processes (tests/net), each a
+     * network exchange. */
+    MPI_Comm node;
+    int collocated;
+    CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    CHECK_OK(MPI_Comm_size(node, &collocated));
+    CHECK_OK(MPI_Comm_free(&node));
+    int iters = collocated < n ? 150 : n > 64 ? 300 : n > 2 ? 500 : 3000;
+    for (int i = 0; i < iters; i++) {
+        MPI_Comm comm = i % 2 ? dup : MPI_COMM_WORLD;
+        int depth = 1 + (int)(mix_hash((unsigned)i, 11) % RETIRE_MAX);
+        MPI_Request req[RETIRE_MAX];
+        int kind[RETIRE_MAX], root[RETIRE_MAX], mine[RETIRE_MAX], sum[RETIRE_MAX];
+        int word[RETIRE_MAX];
+        int blocking_at = i % 5 == 0 ? (int)(mix_hash((unsigned)i, 12) % (unsigned)depth) : -1;
+        int blocking = -1;
+        for (int k = 0; k < depth; k++) {
+            kind[k] = (int)(mix_hash((unsigned)i, (unsigned)(k + 20)) % 3);
+            root[k] = (i + 3 * k) % n;
+            if (kind[k] == 0) {
+                CHECK_OK(MPI_Ibarrier(comm, &req[k]));
+            } else if (kind[k] == 1) {
+                mine[k] = me + i + k;   /* read until the operation completes */
+                sum[k] = -1;
+                CHECK_OK(MPI_Iallreduce(&mine[k], &sum[k], 1, MPI_INT, MPI_SUM, comm, &req[k]));
+            } else {
+                word[k] = me == root[k] ? 7 * i + k : -1;
+                CHECK_OK(MPI_Ibcast(&word[k], 1, MPI_INT, root[k], comm, &req[k]));
+            }
+            if (k == blocking_at) {
+                if (i % 10 == 0) {
+                    CHECK_OK(MPI_Allreduce(&me, &blocking, 1, MPI_INT, MPI_MAX, comm));
+                } else {
+                    blocking = me == 0 ? i : -1;
+                    CHECK_OK(MPI_Bcast(&blocking, 1, MPI_INT, 0, comm));
+                }
+            }
+        }
+        if (i % 9 == 4 && comm == dup) {
+            /* Freed with operations pending: their requests hold it. */
+            CHECK_OK(MPI_Comm_free(&dup));
+            CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+        }
+        unsigned how = mix_hash((unsigned)me, (unsigned)(i + 500)) % 7;
+        int flag = 0;
+        if (how == 0) {
+            for (int k = 0; k < depth; k++)
+                CHECK_OK(MPI_Wait(&req[k], MPI_STATUS_IGNORE));
+        } else if (how == 1) {
+            double acc = 0;
+            for (unsigned j = 1; j < 100 + mix_hash((unsigned)i, (unsigned)me) % 3000; j++)
+                acc += 1.0 / j;
+            join_sink = acc;
+            for (int k = depth - 1; k >= 0; k--) {
+                /* The status of a collective: empty, MPI_ERROR the user's. */
+                MPI_Status st = {.MPI_ERROR = -3, .MPI_TAG = -3};
+                int count = -1;
+                CHECK_OK(MPI_Wait(&req[k], &st));
+                CHECK(st.MPI_ERROR == -3 && st.MPI_TAG == MPI_ANY_TAG);
+                CHECK_OK(MPI_Get_count(&st, MPI_INT, &count));
+                CHECK(count == 0);
+            }
+        } else if (how == 2) {
+            for (int k = 0; k < depth; k++)
+                for (flag = 0; !flag;)
+                    CHECK_OK(MPI_Test(&req[k], &flag, MPI_STATUS_IGNORE));
+        } else if (how == 3) {
+            for (int k = 0; k < depth; k++) {
+                for (flag = 0; !flag;)
+                    CHECK_OK(MPI_Request_get_status(req[k], &flag, MPI_STATUS_IGNORE));
+                CHECK(req[k] != MPI_REQUEST_NULL);
+                CHECK_OK(MPI_Wait(&req[k], MPI_STATUS_IGNORE));
+            }
+        } else if (how == 4) {
+            for (flag = 0; !flag;)
+                CHECK_OK(MPI_Testall(depth, req, &flag, MPI_STATUSES_IGNORE));
+        } else if (how == 5) {
+            for (int left = depth; left > 0;) {
+                int done, idx[RETIRE_MAX];
+                CHECK_OK(MPI_Waitsome(depth, req, &done, idx, MPI_STATUSES_IGNORE));
+                CHECK(done >= 1 && done <= left);
+                left -= done;
+            }
+        } else {
+            for (int left = depth; left > 0;) {
+                int idx;
+                CHECK_OK(MPI_Testany(depth, req, &idx, &flag, MPI_STATUS_IGNORE));
+                if (flag && idx != MPI_UNDEFINED)
+                    left--;
+            }
+        }
+        for (int k = 0; k < depth; k++) {
+            CHECK(req[k] == MPI_REQUEST_NULL);
+            if (kind[k] == 1)
+                CHECK(sum[k] == n * (n - 1) / 2 + n * (i + k));
+            else if (kind[k] == 2)
+                CHECK(word[k] == 7 * i + k);
+        }
+        if (blocking_at >= 0)
+            CHECK(blocking == (i % 10 == 0 ? n - 1 : i));
+    }
+    CHECK_OK(MPI_Comm_free(&dup));
+}
+
 static const test_case cases[] = {
     {"wait_joins_the_round_in_every_order", wait_joins_the_round_in_every_order},
     {"fifo_start_races_the_finish_of_the_head", fifo_start_races_the_finish_of_the_head},
+    {"every_completion_call_retires_a_collective_request",
+     every_completion_call_retires_a_collective_request},
     {"ibarrier_completes_only_when_all_arrive", ibarrier_completes_only_when_all_arrive},
     {"ibcast_from_every_root", ibcast_from_every_root},
     {"iallreduce_sums_and_in_place", iallreduce_sums_and_in_place},

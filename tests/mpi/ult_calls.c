@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <myr_ult.h>
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -177,6 +178,92 @@ static void run_ults(int nt, void *(*fn)(void *), bool own_comms)
     CHECK_MPI(MPI_Finalize());
 }
 
+/* ---- a ULT waits for the collectives the main ULT goes on starting ------
+ *
+ * Under MPI_THREAD_MULTIPLE the rank's MPI_Wait on a collective (which may
+ * join its round and finish it, coll/nbc.c) runs while another ULT of the
+ * rank starts the next collectives on the same communicator: the FIFO's
+ * finisher and its starts race, and so do the completer's claim of its own
+ * operation and the waiter's join. The main ULT starts Ibarrier, Iallreduce
+ * and Ibcast (from a moving root) in the same order on every rank and hands
+ * each request to a waiter ULT through a ring of SLOTS; the waiter waits for
+ * them in order and checks every payload; now and then the main ULT waits
+ * for one itself first, or runs a blocking Allreduce (it follows the
+ * pending ones). */
+enum { SLOTS = 4, HANDOFF_ITERS = 3000 };
+
+typedef struct handoff {
+    MPI_Request req[SLOTS];
+    int kind[SLOTS], mine[SLOTS], result[SLOTS], expect[SLOTS];
+    _Atomic int started, waited;   /* operations handed over, and retired */
+    int iters;
+} handoff;
+
+static void *handoff_waiter(void *arg)
+{
+    handoff *h = arg;
+    for (int i = 0; i < h->iters; i++) {
+        while (atomic_load(&h->started) <= i)
+            myr_ult_yield();
+        int k = i % SLOTS;
+        CHECK_MPI(MPI_Wait(&h->req[k], MPI_STATUS_IGNORE));
+        CHECK(h->req[k] == MPI_REQUEST_NULL);
+        if (h->kind[k] != 0)
+            CHECK(h->result[k] == h->expect[k]);
+        atomic_store(&h->waited, i + 1);
+    }
+    return NULL;
+}
+
+static void a_ult_waits_for_collectives_the_main_ult_goes_on_starting(void)
+{
+    int provided;
+    CHECK_MPI(MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
+    CHECK(provided == MPI_THREAD_MULTIPLE);
+    int rank, size;
+    CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    MPI_Comm comm;
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    handoff *h = calloc(1, sizeof *h);
+    CHECK(h);
+    h->iters = size > 16 ? HANDOFF_ITERS / 10 : size > 2 ? HANDOFF_ITERS / 3 : HANDOFF_ITERS;
+    myr_ult_t *waiter;
+    CHECK_OK(myr_ult_spawn(&waiter, handoff_waiter, h));
+    for (int i = 0; i < h->iters; i++) {
+        while (i - atomic_load(&h->waited) >= SLOTS)
+            myr_ult_yield();
+        int k = i % SLOTS, kind = i % 3;
+        MPI_Comm c = i % 2 ? comm : MPI_COMM_WORLD;
+        h->kind[k] = kind;
+        if (kind == 0) {
+            CHECK_MPI(MPI_Ibarrier(c, &h->req[k]));
+        } else if (kind == 1) {
+            h->mine[k] = rank + i;
+            h->result[k] = -1;
+            h->expect[k] = size * (size - 1) / 2 + size * i;
+            CHECK_MPI(MPI_Iallreduce(&h->mine[k], &h->result[k], 1, MPI_INT, MPI_SUM, c,
+                                     &h->req[k]));
+        } else {
+            int root = i % size;
+            h->expect[k] = 5 * i + root;
+            h->result[k] = rank == root ? h->expect[k] : -1;
+            CHECK_MPI(MPI_Ibcast(&h->result[k], 1, MPI_INT, root, c, &h->req[k]));
+        }
+        if (i % 11 == 0) {
+            int least = -1;
+            CHECK_MPI(MPI_Allreduce(&rank, &least, 1, MPI_INT, MPI_MIN, c));
+            CHECK(least == 0);
+        }
+        atomic_store(&h->started, i + 1);
+    }
+    CHECK_OK(myr_ult_join(waiter, NULL));
+    CHECK(atomic_load(&h->waited) == h->iters);
+    free(h);
+    CHECK_MPI(MPI_Comm_free(&comm));
+    CHECK_MPI(MPI_Finalize());
+}
+
 #define ULT_CASES(t)                                                              \
     static void ult_pairs_ping_pong_on_their_own_tags_##t(void)                   \
     {                                                                             \
@@ -197,6 +284,8 @@ ULT_CASES(64)
          ults_use_any_tag_and_collectives_on_own_communicators_##t}
 
 static const test_case cases[] = {
+    {"a_ult_waits_for_collectives_the_main_ult_goes_on_starting",
+     a_ult_waits_for_collectives_the_main_ult_goes_on_starting},
     ULT_CASE_ENTRIES(1),
     ULT_CASE_ENTRIES(8),
     ULT_CASE_ENTRIES(64),
