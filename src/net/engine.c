@@ -18,7 +18,7 @@ static const char *versions(char *buf, size_t size)
 }
 
 __attribute__((visibility("default")))
-const myr_net_engine myr_net_engine_v4 = {
+const myr_net_engine myr_net_engine_v5 = {
     .abi = MYR_NET_ENGINE_ABI,
     .place_init = myr_wireup_place_init,
     .publish = myr_wireup_publish,

@@ -6,10 +6,12 @@
 #ifndef MYR_NET_ENGINE_H
 #define MYR_NET_ENGINE_H
 
+#include <sched.h>
+
 #include "net/net.h"
 
-#define MYR_NET_ENGINE_ABI 4
-#define MYR_NET_ENGINE_SYMBOL "myr_net_engine_v4"
+#define MYR_NET_ENGINE_ABI 5
+#define MYR_NET_ENGINE_SYMBOL "myr_net_engine_v5"
 
 /* What the engine is told, read by net.c from the environment (base/env.h
  * is libmyriad's: the engine links none of it, so that no object is in
@@ -20,6 +22,7 @@ typedef struct myr_net_settings {
     bool verbose;              /* MYR_VERBOSE: statistics at stop */
     bool by_mpiexec;           /* MYR_MPIEXEC_PMIX: the server is mpiexec's */
     bool others_drive;         /* MYR_NET_IDLE_DRIVE: posters may issue */
+    cpu_set_t comm_cpus;       /* where the comm thread may run (net.c) */
 } myr_net_settings;
 
 typedef struct myr_net_engine {

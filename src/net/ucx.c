@@ -1152,25 +1152,17 @@ static void close_endpoints(void)
     }
 }
 
-/* The comm thread may run on any CPU of the node, not only on the share
- * its process was bound to (the launcher's mask, or the workers' own
- * CPUs): it moves data while the workers compute, which only overlaps if
- * it can run beside them, on a CPU another process is not using. */
-static void float_over_the_node(void)
-{
-    cpu_set_t all;
-    CPU_ZERO(&all);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long c = 0; c < n && c < CPU_SETSIZE; c++)
-        CPU_SET(c, &all);
-    (void)pthread_setaffinity_np(pthread_self(), sizeof all, &all);  /* best effort */
-}
+/* The comm thread runs on the CPUs net.c chose (settings.comm_cpus: the
+ * node's CPUs other than its own workers', where it can run beside them
+ * while they compute; it moves data then, which only overlaps if it is
+ * not queued behind one of them). */
+static cpu_set_t comm_cpus;
 
 static void *comm_main(void *arg)
 {
     (void)arg;
     on_comm = true;
-    float_over_the_node();
+    (void)pthread_setaffinity_np(pthread_self(), sizeof comm_cpus, &comm_cpus);  /* best effort */
     E.init_status = ucx_init();
     sem_post(&init_done);
     if (E.init_status != 0) {
@@ -1229,6 +1221,7 @@ int myr_ucx_start(myr_net_receiver receiver, const myr_net_settings *settings)
         return -1;
     eager_limit = settings->eager_bytes;
     spin_ns = settings->spin_us * 1000LL;
+    comm_cpus = settings->comm_cpus;
     verbose = settings->verbose;
     posters_drive = settings->others_drive;
     E = (typeof(E)){.nprocs = place->nprocs, .self = place->proc, .place = place,

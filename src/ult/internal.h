@@ -355,6 +355,9 @@ static inline void myr_canary_check(const myr_ult *u)
 int myr_topology_cpu_count(void);
 void myr_topology_plan(int nworkers, int first_cpu);
 void myr_topology_bind(int worker_index);
+/* The CPUs this process's workers are pinned to; false (and empty) when
+ * they are not pinned. */
+bool myr_topology_worker_cpus(cpu_set_t *set);
 void myr_topology_restore_main(void);
 
 /* Fatal runtime error: print and abort. */

@@ -87,6 +87,16 @@ void myr_topology_plan(int nworkers, int first_cpu)
         sched_getaffinity(0, sizeof original_mask, &original_mask) == 0;
 }
 
+bool myr_topology_worker_cpus(cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    if (!myr_rt.bind || plan_n == 0)
+        return false;   /* workers not pinned: they may run anywhere */
+    for (int i = 0; i < myr_rt.nworkers && i < plan_n; i++)
+        CPU_SET(plan_cpu[i], set);
+    return true;
+}
+
 void myr_topology_bind(int worker_index)
 {
     if (worker_index >= plan_n)
