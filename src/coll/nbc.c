@@ -54,8 +54,9 @@
  * its calls (MPI_Wait, or the start that completed the round), while no
  * other ULT of the rank may be in a call (myr_rank_calls_serialized: a
  * thread level below MPI_THREAD_MULTIPLE) has no start to race with: it
- * empties the FIFO with a store (unlink_own_head). The previous tail cannot go away before its link is made:
- * its finisher waits for it, and only completes its request after.
+ * empties the FIFO with a store (unlink_own_head). The previous tail
+ * cannot go away before its link is made: its finisher waits for it, and
+ * only completes its request after.
  *
  * Finishing an operation: its outcome is settled in its request (while
  * the round's error message is still there), then it is unlinked and the

@@ -193,16 +193,17 @@ void myr_net_place_fini(void)
  * and 95 % in the next, as the kernel happened to place the thread. */
 static void comm_thread_cpus(cpu_set_t *set)
 {
-    cpu_set_t workers;
-    bool pinned = myr_topology_worker_cpus(&workers);
+    cpu_set_t workers, others;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     CPU_ZERO(set);
     for (long c = 0; c < n && c < CPU_SETSIZE; c++)
-        if (!pinned || !CPU_ISSET(c, &workers))
-            CPU_SET(c, set);
-    if (CPU_COUNT(set) == 0)   /* every CPU has a worker of ours */
-        for (long c = 0; c < n && c < CPU_SETSIZE; c++)
-            CPU_SET(c, set);
+        CPU_SET(c, set);
+    if (!myr_topology_worker_cpus(&workers))
+        return;   /* workers not pinned: anywhere */
+    CPU_AND(&workers, &workers, set);
+    CPU_XOR(&others, set, &workers);   /* the node's CPUs but the workers' */
+    if (CPU_COUNT(&others) > 0)        /* else every CPU has a worker of ours */
+        *set = others;
 }
 
 int myr_net_start(myr_net_receiver receiver)
