@@ -60,11 +60,11 @@ typedef struct split_result {
 typedef struct coll_group {
     _Alignas(MYR_CACHE_LINE) _Atomic int arrived;
     _Atomic int leader;    /* the group's last arrival in its latest round */
-    /* The group's nonblocking arrivals of the round that nobody has
-     * claimed yet (NB_OPEN): each arrival adds one, its join or its
-     * taking by the completer takes it back. Not kept when the state
-     * is nb_scan (a locked instruction fewer per arrival and join). */
-    _Atomic int nb_open;
+    /* A nonblocking round's: whether every rank of the group but its
+     * leader had joined it (NB_JOINED) when the leader arrived. Written
+     * by the leader before it arrives at the top, read by the completer
+     * (round.c, nb_trees). */
+    bool others_joined;
     int first, size;       /* ranks first .. first+size-1 */
     bool chain;            /* its ranks share a worker: woken one by one */
     _Atomic int ref;
@@ -125,11 +125,6 @@ typedef struct coll_state {
     coll_group *groups;
     coll_slot *slots;      /* one per rank */
     coll_waiter *waiters;  /* one per rank */
-    /* One group, not woken as a chain, or at most COLL_NB_SCAN_MAX ranks
-     * (round.c): a nonblocking round's completer reads the ranks' nb_state
-     * to see whether they all joined (it walks or wakes their entries
-     * anyway, a few lines), and nb_open is not kept. */
-    bool nb_scan;
 
     _Alignas(MYR_CACHE_LINE) _Atomic int top_arrived;
     _Alignas(MYR_CACHE_LINE) _Atomic unsigned release;

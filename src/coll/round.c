@@ -113,11 +113,6 @@ void coll_state_free(coll_state *s)
 /* The smallest group woken as a chain (see the model above); the largest
  * group of another worker that a flat release does itself (release_flat). */
 enum { COLL_CHAIN_MIN = 1024, COLL_REMOTE_RELEASE_MAX = 8 };
-/* The largest state of several groups whose nonblocking completer reads
- * every rank's nb_state rather than keep open counts (nb_scan): a few
- * lines, some of other workers, against two locked instructions per
- * rank and round. */
-enum { COLL_NB_SCAN_MAX = 16 };
 
 coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
 {
@@ -170,7 +165,6 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
         }
         grp->state = s;
     }
-    s->nb_scan = (s->ngroups == 1 && !s->groups[0].chain) || s->size <= COLL_NB_SCAN_MAX;
     return s;
 }
 
@@ -364,14 +358,19 @@ bool coll_scratch_reserve(coll_state *s, size_t bytes)
     return true;
 }
 
-/* A rank's arrival: its slot written and checked against its group's
- * first arrival's, then its group's counter and, for the group's last
- * arrival (*leader), the top counter. Returns whether this arrival
- * completed the round: the caller is then the completer (round_release).
- * Whoever resumes the rank (w->ult) or finishes its operation (w->nb) is
- * set before, published by the arrival (acq_rel chain). */
+static bool others_joined(const coll_state *s, const coll_group *grp, int me, unsigned gen);
+
+/* A rank's arrival at round `gen`: its slot written and checked against
+ * its group's first arrival's, then its group's counter and, for the
+ * group's last arrival (*leader), the top counter. Returns whether this
+ * arrival completed the round: the caller is then the completer
+ * (round_release). Whoever resumes the rank (w->ult) or finishes its
+ * operation (w->nb) is set before, published by the arrival (acq_rel
+ * chain). The leader of a nonblocking arrival (`nb`) also notes whether
+ * the rest of its group has joined (nb_trees). */
 static inline __attribute__((always_inline)) bool
-round_arrive(coll_state *s, int me, const coll_slot *mine, bool *leader)
+round_arrive(coll_state *s, int me, const coll_slot *mine, bool *leader, unsigned gen,
+             bool nb)
 {
     coll_waiter *w = &s->waiters[me];
     coll_group *grp = &s->groups[w->group];
@@ -397,6 +396,7 @@ round_arrive(coll_state *s, int me, const coll_slot *mine, bool *leader)
     grp->checked_mismatch = atomic_load_explicit(&grp->mismatch, memory_order_relaxed);
     atomic_store_explicit(&grp->ref, -1, memory_order_relaxed);
     atomic_store_explicit(&grp->mismatch, false, memory_order_relaxed);
+    grp->others_joined = nb && others_joined(s, grp, me, gen);
     if (s->ngroups == 1)
         return true;   /* the group's leader is the completer */
     if (atomic_fetch_add_explicit(&s->top_arrived, 1, memory_order_acq_rel) != s->ngroups - 1)
@@ -433,8 +433,6 @@ static void release_ranks(coll_state *s, coll_group *grp, int me, unsigned gen)
             wake_ahead(s, r, gen, false);
             continue;
         }
-        if (!s->nb_scan)
-            atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_relaxed);
         const char *why = NULL;
         int err = s->err;
         if (err != MPI_SUCCESS)
@@ -461,9 +459,8 @@ static void *release_group_main(void *arg)
     return NULL;
 }
 
-/* The completer's own operation, claimed by nb_trees (which took it off
- * the group's open count), once its group is woken: finished as a joined
- * rank's is. */
+/* The completer's own operation, claimed by nb_trees, once its group is
+ * woken: finished as a joined rank's is. */
 static void finish_claimed(coll_state *s, int me, void *own_op)
 {
     coll_nb_finish_own(own_op, s, me, true);
@@ -532,11 +529,24 @@ static bool claim_own(const coll_state *s, int me, _Atomic unsigned *state, unsi
                                                    memory_order_acq_rel, memory_order_acquire);
 }
 
-/* nb_trees for a group of an nb_scan state: whether every rank of it but
- * the completer `me` has joined round `gen` (each moves its own entry from
- * NB_OPEN to NB_JOINED at most once per round, and only the completer
- * moves it elsewhere). */
-static bool all_others_joined(const coll_state *s, const coll_group *grp, int me, unsigned gen)
+/* grp->tree, written only when it changes: every rank of another worker's
+ * group reads it after its wake-up, and a store would take the line from
+ * them each round. */
+static void group_set_tree(coll_group *grp, bool tree)
+{
+    if (grp->tree != tree)
+        grp->tree = tree;
+}
+
+/* Whether every rank of grp but its leader `me` has joined round `gen`
+ * (each moves its own entry from NB_OPEN to NB_JOINED at most once per
+ * round, and only the completer moves it elsewhere): read by the leader
+ * when it arrives, from its own worker's lines in the usual case, so that
+ * a join is one locked instruction (its CAS) and not two (a count of the
+ * group's open operations as well). A rank that joins after its leader
+ * arrived leaves its group to the flat release, which wakes it all the
+ * same. */
+static bool others_joined(const coll_state *s, const coll_group *grp, int me, unsigned gen)
 {
     for (int r = grp->first; r < grp->first + grp->size; r++)
         if (r != me && atomic_load_explicit(&s->waiters[r].nb_state, memory_order_acquire) !=
@@ -550,31 +560,27 @@ static bool all_others_joined(const coll_state *s, const coll_group *grp, int me
  * all but the completer, whose operation it claims) is woken by its leader
  * as in a blocking round, and each of its ranks finishes its own
  * operation on its own worker; the completer finishes the others'.
- * Returns whether every group is woken so. */
+ * Whether the rest of a group had joined its leader noted on arrival;
+ * whether the leader has joined since, its own entry says (one line per
+ * group for the completer). Returns whether every group is woken so. */
 static bool nb_trees(coll_state *s, int me, void *own_op, unsigned gen)
 {
     int g = s->waiters[me].group, trees = 0;
-    if (s->nb_scan) {
-        for (int h = 0; h < s->ngroups; h++) {
-            coll_group *grp = &s->groups[h];
-            grp->tree = all_others_joined(s, grp, me, gen) &&
-                        (h != g || (own_op && claim_own(s, me, &s->waiters[me].nb_state, gen)));
-            trees += grp->tree;
-        }
-        return trees == s->ngroups;
-    }
     for (int h = 0; h < s->ngroups; h++) {
         coll_group *grp = &s->groups[h];
-        int open = atomic_load_explicit(&grp->nb_open, memory_order_acquire);
-        grp->tree = h != g ? open == 0
-                           : own_op && open == 1 &&
-                                 claim_own(s, me, &s->waiters[me].nb_state, gen);
-        /* The completer's own, claimed: every other rank of its group has
-         * joined, and none arrives again before the release, so nobody
-         * else writes the count now. */
-        if (h == g && grp->tree)
-            atomic_store_explicit(&grp->nb_open, 0, memory_order_relaxed);
-        trees += grp->tree;
+        bool tree;
+        /* The completer arrived last in its group: it is its leader. */
+        if (h == g)
+            tree = grp->others_joined && own_op &&
+                   claim_own(s, me, &s->waiters[me].nb_state, gen);
+        else
+            tree = grp->others_joined &&
+                   atomic_load_explicit(
+                       &s->waiters[atomic_load_explicit(&grp->leader, memory_order_relaxed)]
+                            .nb_state,
+                       memory_order_acquire) == nb_word(gen, NB_JOINED);
+        group_set_tree(grp, tree);
+        trees += tree;
     }
     return trees == s->ngroups;
 }
@@ -604,7 +610,7 @@ static void round_release(coll_state *s, int me, const coll_slot *mine, unsigned
         flat = !nb_trees(s, me, own_op, gen);
     } else if (flat) {
         for (int h = 0; h < s->ngroups; h++)
-            s->groups[h].tree = false;
+            group_set_tree(&s->groups[h], false);
     }
     s->flat = flat;
     atomic_store_explicit(&s->release, gen + 1, memory_order_release);
@@ -694,7 +700,7 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
     unsigned before = atomic_load_explicit(&w->delivered, memory_order_relaxed);
     atomic_store_explicit(&w->ult, spin ? NULL : self_ult, memory_order_relaxed);
     bool leader;
-    if (round_arrive(s, me, mine, &leader)) {
+    if (round_arrive(s, me, mine, &leader, gen, false)) {
         if (__builtin_expect(s->hook == NULL || me == 0, 1)) {
             round_release(s, me, mine, gen, NULL);
             return;
@@ -733,16 +739,14 @@ void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op, coll_
     unsigned gen = atomic_load_explicit(&s->release, memory_order_acquire);
     coll_waiter *w = &s->waiters[me];
     w->nb = op;
-    atomic_store_explicit(&w->nb_state, nb_word(gen, NB_OPEN), memory_order_relaxed);
     /* Both published by the arrival (acq_rel), like the slot. */
-    if (!s->nb_scan)
-        atomic_fetch_add_explicit(&s->groups[w->group].nb_open, 1, memory_order_relaxed);
+    atomic_store_explicit(&w->nb_state, nb_word(gen, NB_OPEN), memory_order_relaxed);
     at->s = s;
     at->me = me;
     at->gen = gen;
     atomic_store_explicit(&at->arrived, true, memory_order_release);
     bool leader;
-    if (round_arrive(s, me, mine, &leader))
+    if (round_arrive(s, me, mine, &leader, gen, true))
         round_release(s, me, mine, gen, own ? op : NULL);
 }
 
@@ -756,15 +760,13 @@ bool coll_round_join(const coll_nb_place *at, myr_rank *self, MPI_Comm comm)
     myr_ult_t *self_ult = myr_ult_self_internal();
     bool spin = myr_ult_may_spin();
     unsigned before = atomic_load_explicit(&w->delivered, memory_order_relaxed);
-    /* Read by a resumer only once it has seen the join (the CAS, or the
-     * group's count that follows it). */
+    /* Read by a resumer only once it has seen the join (the CAS: by the
+     * group's leader arriving, the completer, or a flat release). */
     atomic_store_explicit(&w->ult, spin ? NULL : self_ult, memory_order_relaxed);
     unsigned open = nb_word(gen, NB_OPEN);
     if (!atomic_compare_exchange_strong_explicit(&w->nb_state, &open, nb_word(gen, NB_JOINED),
                                                  memory_order_acq_rel, memory_order_acquire))
         return false;
-    if (!s->nb_scan)
-        atomic_fetch_sub_explicit(&grp->nb_open, 1, memory_order_release);
     round_wait(s, self, w, gen, spin, before, self_ult, comm);
     bool tree = grp->tree;   /* written before the release, like s->flat */
     /* The group's leader of this round cannot change before this rank
