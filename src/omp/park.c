@@ -11,6 +11,15 @@
  *
  * myr_ult_suspend may return early (one stray resume is remembered), hence
  * the loop on `woken`.
+ *
+ * A waker whose bucket has no waiter leaves at once, without its lock:
+ * most wake-ups find nobody parked (a barrier's other threads still
+ * spin), and the lock's line then went from core to core with every
+ * barrier. A waiter counts itself in before it checks the word, a waker
+ * changes the word before it reads the count, each with a full fence
+ * between (Dekker): either the waiter sees the change, or the waker sees
+ * the count and takes the lock, which the waiter holds until it is in
+ * the queue.
  */
 #include <stdlib.h>
 
@@ -25,6 +34,7 @@ typedef struct waiter {
 
 typedef struct bucket {
     atomic_flag lock;
+    _Atomic unsigned parked;   /* waiters queued or about to be */
     waiter *head;
 } __attribute__((aligned(64))) bucket;
 
@@ -57,7 +67,10 @@ void myr_omp_park(_Atomic uint32_t *word, uint32_t seen)
     bucket *b = bucket_of(word);
     waiter w = { .word = word, .ult = self, .woken = 0, .next = NULL };
     bucket_lock(b);
+    atomic_fetch_add_explicit(&b->parked, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load(word) != seen) {
+        atomic_fetch_sub_explicit(&b->parked, 1, memory_order_relaxed);
         bucket_unlock(b);
         return;
     }
@@ -73,6 +86,9 @@ void myr_omp_park(_Atomic uint32_t *word, uint32_t seen)
 void myr_omp_unpark(_Atomic uint32_t *word, bool all)
 {
     bucket *b = bucket_of(word);
+    atomic_thread_fence(memory_order_seq_cst);   /* the caller changed the word */
+    if (atomic_load_explicit(&b->parked, memory_order_relaxed) == 0)
+        return;
     waiter *wake = NULL, **tail = &wake;
     bucket_lock(b);
     for (waiter **p = &b->head; *p;) {
@@ -82,6 +98,7 @@ void myr_omp_unpark(_Atomic uint32_t *word, bool all)
             w->next = NULL;
             *tail = w;
             tail = &w->next;
+            atomic_fetch_sub_explicit(&b->parked, 1, memory_order_relaxed);
             if (!all)
                 break;
         } else {
