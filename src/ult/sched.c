@@ -609,6 +609,17 @@ void myr_sched_make_ready(myr_ult *u)
 
 /* ---- the scheduler context ------------------------------------------- */
 
+/* A spinning worker gives its CPU away this often (sched_yield), for
+ * whoever else is runnable there: a waiter's answer may need that thread
+ * to run. Between two processes of a node, each comm thread runs on the
+ * other's worker's CPU (net.c): a ping-pong whose workers had gone to
+ * sleep was answered by comm threads that each waited behind the other
+ * process's spinning worker for the rest of its spin (~115 us a hop), so
+ * the workers slept again before each answer: 8 KiB ping-pong 0.6 us or
+ * 140 us per run, as it happened to start. An answer within the interval
+ * costs nothing; a system call per interval of a spin is ~2 %. */
+enum { SPIN_YIELD_EVERY_NS = 10000 };
+
 /* The spin of the two functions below: until seen(word, value) or the
  * worker has other work or the budget is spent. */
 static inline bool spin_while_idle(const void *word, unsigned value,
@@ -622,7 +633,7 @@ static inline bool spin_while_idle(const void *word, unsigned value,
         atomic_load_explicit(&myr_rt.idle_hooks, memory_order_acquire);
     if (hooks)
         hooks->begin();
-    long until = 0, start = 0;
+    long until = 0, start = 0, yielded = 0;
     bool result, past_budget = false;
     for (unsigned round = 0;; round++) {
         if (seen(word, value)) {
@@ -639,7 +650,11 @@ static inline bool spin_while_idle(const void *word, unsigned value,
         if (round % 64 == 63) {
             long now = now_ns();
             if (start == 0)
-                start = now;
+                start = yielded = now;
+            if (now - yielded >= SPIN_YIELD_EVERY_NS) {
+                sched_yield();
+                yielded = now;
+            }
             past_budget = now - start >= myr_rt.spin_ns;
             if (until == 0) {
                 until = now + myr_rt.spin_ns;
@@ -721,7 +736,7 @@ static myr_ult *find_work(myr_worker *w)
     atomic_fetch_add(&myr_rt.watchers, 1);
     /* What this worker saw before, while it ran ULTs, does not count. */
     memset(w->looked_ns, 0, (size_t)myr_rt.nworkers * sizeof *w->looked_ns);
-    long now = now_ns(), spin_until = now + myr_rt.spin_ns;
+    long now = now_ns(), spin_until = now + myr_rt.spin_ns, yielded = now;
     /* Steal only after a delay (MYR_STEAL_DELAY_US): this worker's ULTs
      * are often about to be woken here, and a stolen rank drags its cache
      * lines to the thief. Once woken from a sleep, steal at once: the
@@ -749,6 +764,10 @@ static myr_ult *find_work(myr_worker *w)
         if ((now = now_ns()) >= steal_from)
             may_steal = true;
         if (now < spin_until) {
+            if (now - yielded >= SPIN_YIELD_EVERY_NS) {
+                sched_yield();
+                yielded = now;
+            }
             myr_cpu_relax();
             continue;
         }
@@ -778,7 +797,7 @@ static myr_ult *find_work(myr_worker *w)
         may_steal = true;
         /* After a nap, one look and back to sleep; after a wake-up, the
          * usual spin. */
-        spin_until = napped ? 0 : now_ns() + myr_rt.spin_ns;
+        spin_until = napped ? 0 : (yielded = now_ns()) + myr_rt.spin_ns;
         nap = napped ? (nap < 16 * nap_min ? 2 * nap : nap) : nap_min;
     }
     atomic_fetch_sub(&myr_rt.watchers, 1);
