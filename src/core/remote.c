@@ -161,7 +161,10 @@ static void send_done(myr_net_send *ns, int err)
         myr_bsend_release(op->bsend_owner, op->bsend_bytes);
     if (err && op->req)
         op->req->status.MPI_ERROR = MPI_ERR_OTHER;
-    if (atomic_fetch_sub(&op->pending, 1) == 1)
+    /* 1: nobody else is left (a send that waits for no acknowledgement,
+     * or whose acknowledgement came first): no locked instruction. */
+    if (atomic_load_explicit(&op->pending, memory_order_acquire) == 1 ||
+        atomic_fetch_sub(&op->pending, 1) == 1)
         send_finish(op, 0);
     if (rendezvous) {
         /* The receiver took the data: the answer its fetch counted. */

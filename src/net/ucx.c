@@ -312,6 +312,7 @@ static void watch(void)
 static bool take_ucx(void);
 static void give_ucx(void);
 static bool drain_commands(void);
+static void issue_send(myr_net_send *s);
 
 /* A driver other than the comm thread is done with UCX. What was posted
  * while it drove (an acknowledgement sent from an arrival, say) and is
@@ -342,9 +343,38 @@ static void after_post(void)
     wake();
 }
 
+/* A post issued by its poster at once, not through the queue (two locked
+ * instructions fewer, its push and its drain's exchange): when UCX is
+ * free and nothing is queued. With UCX ours and the queue empty, every
+ * send posted before this one, by any thread, has been issued, so the
+ * order of the messages (their sequence numbers, issue_send) holds. */
+static bool issue_now(myr_net_send *s)
+{
+    if (on_comm || driving || !posters_drive || !started ||
+        atomic_load_explicit(&closing, memory_order_relaxed) ||
+        atomic_load_explicit(&send_head, memory_order_relaxed) || !take_ucx())
+        return false;
+    driving = true;
+    if (atomic_load_explicit(&send_head, memory_order_acquire)) {
+        /* Queued meanwhile, by a poster that found UCX taken: after those. */
+        myr_net_send *h = atomic_load_explicit(&send_head, memory_order_relaxed);
+        do
+            atomic_store_explicit(&s->qnext, h, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak(&send_head, &h, s));
+    } else {
+        issue_send(s);
+    }
+    drain_commands();
+    hand_back_ucx();
+    watch();   /* a send UCX did not finish at once */
+    return true;
+}
+
 void myr_ucx_send_post(myr_net_send *s)
 {
     atomic_fetch_add_explicit(&in_flight, 1, memory_order_relaxed);
+    if (issue_now(s))
+        return;
     myr_net_send *h = atomic_load_explicit(&send_head, memory_order_relaxed);
     do
         atomic_store_explicit(&s->qnext, h, memory_order_relaxed);
