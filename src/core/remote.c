@@ -93,6 +93,17 @@ _Static_assert(sizeof(control_header) <= MYR_NET_HEADER_MAX, "a control message 
  * first, the driving thread the second. */
 static _Alignas(64) atomic_ullong traffic_sent;
 static _Alignas(64) atomic_ullong traffic_received;
+
+/* One more message received. Only the thread driving the engine counts
+ * them (arrivals and completions come from its progress), one at a time:
+ * a store, not a locked addition; release, after the match and the
+ * completion it counts (remote.h). */
+static void count_received(void)
+{
+    atomic_store_explicit(&traffic_received,
+                          atomic_load_explicit(&traffic_received, memory_order_relaxed) + 1,
+                          memory_order_release);
+}
 /* Operations in the engine's in_flight that keep nothing going here:
  * rendezvous sends waiting for their fetch, control messages. Counted
  * after their post and uncounted in their done, before the engine drops
@@ -168,7 +179,7 @@ static void send_done(myr_net_send *ns, int err)
         send_finish(op, 0);
     if (rendezvous) {
         /* The receiver took the data: the answer its fetch counted. */
-        atomic_fetch_add(&traffic_received, 1);
+        count_received();
         atomic_fetch_sub(&idle_in_flight, 1);
     }
 }
@@ -586,7 +597,7 @@ static void on_arrival(const myr_net_arrival *m)
     }
     take_arrival(m);
     /* After the match and the completion: see remote.h. */
-    atomic_fetch_add(&traffic_received, 1);
+    count_received();
 }
 
 /* MYR_NET_IDLE_DRIVE (base/env.c): 1 by default; 0 leaves the network to
