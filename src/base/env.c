@@ -47,7 +47,10 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "processes the spin goes on, giving the CPU away at each turn, "
         "while a rendezvous transfer issued by its process may still be "
         "moving data (its size at 1 GB/s, at most 50 ms). 0 sleeps and "
-        "suspends at once (lowest CPU use, slower wake-up)."},
+        "suspends at once (lowest CPU use, slower wake-up). Every 10 us of "
+        "a spin the thread gives its CPU away once (sched_yield), for "
+        "another thread that may have to run there to answer "
+        "(docs/network.md)."},
     [MYR_ENV_SPIN_YIELD] = {
         "MYR_SPIN_YIELD", "auto",
         "`1`: an idle worker (and a rank spinning on what it waits for) "
