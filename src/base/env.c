@@ -15,7 +15,8 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "MYR_STACK_SIZE", "ulimit -s",
         "Usable stack of each ULT (MPI rank), e.g. `256k`, `8M`. By default, "
         "in an MPI job, what a thread gets (`ulimit -s`, 8 MiB on most "
-        "systems; 1 MiB to 1 GiB, and at most 4 TiB / ranks in a job); 1 MiB "
+        "systems; 1 MiB to 1 GiB, and at most 32 GiB / ranks in a process: 8 "
+        "MiB up to 4096 ranks, 2 MiB at 16384, 1 MiB from 32768); 1 MiB "
         "for programs of the ULT API alone. An overflow is reported "
         "with the ULT's name (see `MYR_STACK_GUARD`). Memory is reserved, not "
         "committed: only touched pages cost RAM."},

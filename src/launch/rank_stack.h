@@ -10,8 +10,8 @@
  * `nranks` ranks in this process: what a thread of the process gets
  * (glibc's default, from `ulimit -s`: 8 MiB on most systems), so that a
  * rank's local arrays fit as they do in the main thread of a process-based
- * MPI's rank; at least 1 MiB, at most 1 GiB, and at most 4 TiB / nranks of
- * address space in all. Pages are reserved, not committed (arch/stack.h). */
+ * MPI's rank; at least 1 MiB, at most 1 GiB, and at most 32 GiB / nranks of
+ * address space in all (8 MiB up to 4096 ranks). Pages are reserved, not committed (arch/stack.h). */
 size_t myr_rank_stack_default(long nranks);
 
 #endif
