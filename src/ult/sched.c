@@ -647,6 +647,13 @@ static inline bool spin_while_idle(const void *word, unsigned value,
         int polled = hooks ? hooks->poll() : 0;
         if (polled & MYR_ULT_IDLE_MOVED)
             until = 0;   /* it moved: the spin's budget starts again */
+        /* What it moved may be ours: look before giving the CPU away (a
+         * yield first cost a whole turn of a crowded CPU per message, 4
+         * processes of one rank on 2 CPUs). */
+        if ((polled & MYR_ULT_IDLE_MOVED) && seen(word, value)) {
+            result = true;
+            break;
+        }
         if (round % 64 == 63) {
             long now = now_ns();
             if (start == 0)
