@@ -326,59 +326,63 @@ static void hand_back_ucx(void)
         wake();
 }
 
+/* A poster that took UCX: issue what is queued, give UCX back. */
+static void drive_posted(void)
+{
+    drain_commands();
+    hand_back_ucx();
+    watch();  /* a send UCX did not finish at once */
+}
+
+/* Whether this poster may drive UCX itself now (it then owns it). */
+static bool poster_takes_ucx(void)
+{
+    if (!posters_drive || !started || atomic_load_explicit(&closing, memory_order_relaxed) ||
+        !take_ucx())
+        return false;
+    driving = true;
+    return true;
+}
+
 /* After a push: the driver of the moment issues it; else this thread,
  * if UCX is free; else wake the comm thread. */
 static void after_post(void)
 {
     if (on_comm || driving)
         return;   /* our own pass takes it */
-    if (posters_drive && started && !atomic_load_explicit(&closing, memory_order_relaxed) &&
-        take_ucx()) {
-        driving = true;
-        drain_commands();
-        hand_back_ucx();
-        watch();  /* a send UCX did not finish at once */
+    if (poster_takes_ucx()) {
+        drive_posted();
         return;
     }
     wake();
 }
 
-/* A post issued by its poster at once, not through the queue (two locked
- * instructions fewer, its push and its drain's exchange): when UCX is
- * free and nothing is queued. With UCX ours and the queue empty, every
- * send posted before this one, by any thread, has been issued, so the
- * order of the messages (their sequence numbers, issue_send) holds. */
-static bool issue_now(myr_net_send *s)
+static void push_send(myr_net_send *s)
 {
-    if (on_comm || driving || !posters_drive || !started ||
-        atomic_load_explicit(&closing, memory_order_relaxed) ||
-        atomic_load_explicit(&send_head, memory_order_relaxed) || !take_ucx())
-        return false;
-    driving = true;
-    if (atomic_load_explicit(&send_head, memory_order_acquire)) {
-        /* Queued meanwhile, by a poster that found UCX taken: after those. */
-        myr_net_send *h = atomic_load_explicit(&send_head, memory_order_relaxed);
-        do
-            atomic_store_explicit(&s->qnext, h, memory_order_relaxed);
-        while (!atomic_compare_exchange_weak(&send_head, &h, s));
-    } else {
-        issue_send(s);
-    }
-    drain_commands();
-    hand_back_ucx();
-    watch();   /* a send UCX did not finish at once */
-    return true;
+    myr_net_send *h = atomic_load_explicit(&send_head, memory_order_relaxed);
+    do
+        atomic_store_explicit(&s->qnext, h, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak(&send_head, &h, s));
 }
 
 void myr_ucx_send_post(myr_net_send *s)
 {
     atomic_fetch_add_explicit(&in_flight, 1, memory_order_relaxed);
-    if (issue_now(s))
+    /* Issued at once, not through the queue (two locked instructions
+     * fewer, its push and its drain's exchange), when nothing is queued
+     * and UCX is free: with UCX ours and the queue empty, every send
+     * posted before this one, by any thread, has been issued, so the
+     * order of the messages (their sequence numbers, issue_send) holds. */
+    if (!on_comm && !driving && !atomic_load_explicit(&send_head, memory_order_relaxed) &&
+        poster_takes_ucx()) {
+        if (atomic_load_explicit(&send_head, memory_order_acquire))
+            push_send(s);   /* queued meanwhile, by a poster that found UCX taken */
+        else
+            issue_send(s);
+        drive_posted();
         return;
-    myr_net_send *h = atomic_load_explicit(&send_head, memory_order_relaxed);
-    do
-        atomic_store_explicit(&s->qnext, h, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak(&send_head, &h, s));
+    }
+    push_send(s);
     after_post();
 }
 
