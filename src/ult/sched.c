@@ -620,6 +620,15 @@ void myr_sched_make_ready(myr_ult *u)
  * costs nothing; a system call per interval of a spin is ~2 %. */
 enum { SPIN_YIELD_EVERY_NS = 10000 };
 
+/* That yield, at `now`, for a spin that last yielded at *yielded. */
+static inline void spin_yield_now_and_then(long *yielded, long now)
+{
+    if (now - *yielded >= SPIN_YIELD_EVERY_NS) {
+        sched_yield();
+        *yielded = now;
+    }
+}
+
 /* The spin of the two functions below: until seen(word, value) or the
  * worker has other work or the budget is spent. */
 static inline bool spin_while_idle(const void *word, unsigned value,
@@ -658,10 +667,7 @@ static inline bool spin_while_idle(const void *word, unsigned value,
             long now = now_ns();
             if (start == 0)
                 start = yielded = now;
-            if (now - yielded >= SPIN_YIELD_EVERY_NS) {
-                sched_yield();
-                yielded = now;
-            }
+            spin_yield_now_and_then(&yielded, now);
             past_budget = now - start >= myr_rt.spin_ns;
             if (until == 0) {
                 until = now + myr_rt.spin_ns;
@@ -771,10 +777,7 @@ static myr_ult *find_work(myr_worker *w)
         if ((now = now_ns()) >= steal_from)
             may_steal = true;
         if (now < spin_until) {
-            if (now - yielded >= SPIN_YIELD_EVERY_NS) {
-                sched_yield();
-                yielded = now;
-            }
+            spin_yield_now_and_then(&yielded, now);
             myr_cpu_relax();
             continue;
         }
