@@ -668,8 +668,14 @@ take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source
         myr_net_expect_begin(true);
     posted_append(q, r);
     myr_spin_unlock(&q->lock);
-    if (__builtin_expect(remote && !waiting, 0))
-        myr_net_blocked();   /* nobody waits for it now: watch */
+    if (__builtin_expect(remote && !waiting, 0)) {
+        /* Nobody waits for it now: watch, at once if a rendezvous
+         * transfer may follow (net.h). */
+        if ((size_t)r->count * r->type->size <= myr_net_eager_limit())
+            myr_net_watch_soon();
+        else
+            myr_net_blocked();
+    }
     prefetch_receive_buffer(self, r);
     return true;
 }

@@ -505,9 +505,14 @@ void myr_remote_control_await_end(void)
     myr_net_expect_end();
 }
 
-void myr_remote_control_poll(void)
+void myr_remote_poll(void)
 {
     (void)myr_net_idle_poll();
+}
+
+void myr_remote_control_poll(void)
+{
+    myr_remote_poll();
 }
 
 static void on_control(const myr_net_arrival *m)

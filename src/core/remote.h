@@ -66,6 +66,10 @@ MYR_INTERNAL void myr_remote_control_await_end(void);
  * control messages (and whatever else arrived) are taken in now, even in
  * a process that awaits nothing. */
 MYR_INTERNAL void myr_remote_control_poll(void);
+/* The same pass for a polling loop of MPI_Test and its family, which
+ * would otherwise see a message of another process only once the comm
+ * thread has taken it in (net.h: a small receive does not wake it). */
+MYR_INTERNAL void myr_remote_poll(void);
 
 /* Start the engine for a job of several processes (myr_the_job is
  * created): arrivals then reach the ranks' queues. 0, or -1 (printed). */

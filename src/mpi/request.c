@@ -16,13 +16,23 @@
  *
  * Waiting suspends the calling ULT on its rank's wait cell (core/wait.c);
  * Test calls that find nothing yield, so a polling loop lets the ranks it
- * waits for run on the same worker.
+ * waits for run on the same worker, and in a job of several processes
+ * drive the network once (test_progress).
  */
 #include "coll/coll.h"
 #include "core/p2p.h"
+#include "core/remote.h"
 #include "mpi/mpi_impl.h"
 
 #include <stdlib.h>
+
+/* What a Test call does when it finds nothing done. */
+static void test_progress(void)
+{
+    if (__builtin_expect(myr_the_job.multiprocess, 0))
+        myr_remote_poll();
+    myr_ult_yield();
+}
 
 static bool is_pending(MPI_Request r)
 {
@@ -170,7 +180,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (!myr_request_done(*request)) {
-        myr_ult_yield();
+        test_progress();
         if (!myr_request_done(*request)) {
             *flag = 0;
             return MPI_SUCCESS;
@@ -271,7 +281,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
         return err;
     many m = {count, requests};
     if (!all_done(&m)) {
-        myr_ult_yield();
+        test_progress();
         if (!all_done(&m)) {
             *flag = 0;
             return MPI_SUCCESS;
@@ -354,7 +364,7 @@ int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
         (err = myr_check_pointer(call, MPI_COMM_NULL, flag, "flag")))
         return err;
     if (first_done(count, requests) == -1)
-        myr_ult_yield();
+        test_progress();
     err = finish_any(call, count, requests, index, flag, status);
     if (!*flag)
         *index = MPI_UNDEFINED;
@@ -435,7 +445,7 @@ int PMPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indice
     if ((err = check_some(call, incount, requests, outcount, indices)))
         return err;
     if (first_done(incount, requests) == -1)
-        myr_ult_yield();
+        test_progress();
     return finish_some(call, incount, requests, outcount, indices, statuses);
 }
 int MPI_Testsome(int, MPI_Request[], int *, int[], MPI_Status[]) MYR_PMPI(Testsome);
@@ -456,7 +466,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (!myr_request_done(request))
-        myr_ult_yield();
+        test_progress();
     *flag = myr_request_done(request);
     if (*flag && status) {
         if (request->kind == MYR_REQ_GREQ)

@@ -266,6 +266,11 @@ void myr_net_blocked(void)
     engine->blocked();
 }
 
+void myr_net_watch_soon(void)
+{
+    engine->watch_soon();
+}
+
 bool myr_net_on_comm_thread(void)
 {
     return engine && engine->on_comm_thread();

@@ -44,7 +44,15 @@
  * comm thread mostly sleeps and no message makes the peer signal it.
  * Whoever makes the network awaited while no worker helps (a nonblocking
  * receive, the last helper leaving, a ULT blocking, a send left in
- * flight) wakes an unarmed comm thread (watch()).
+ * flight) wakes an unarmed comm thread (watch()). A nonblocking receive
+ * that only an eager message fits does not, unless the comm thread's
+ * sleep would last longer than MYR_NET_WATCH_SOON_NS (watch_soon): its
+ * data comes with its arrival, there is nothing to drive, and its rank
+ * usually waits for it right after (becoming a helper, or blocking,
+ * which watches at once). Posters that do so ask for the next unarmed
+ * sleep to last no longer (watch_soon_asked), so in a loop of such
+ * exchanges the comm thread looks every millisecond instead of being
+ * woken for each receive.
  *
  * Comm thread states: RUNNING (drain commands, progress while it makes
  * progress), SPINNING (nothing happened for less than MYR_NET_SPIN_US
@@ -87,6 +95,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -231,6 +240,12 @@ static _Alignas(64) _Atomic long long transfer_until;
  * top comment). */
 static _Alignas(64) atomic_long expected;
 static _Alignas(64) atomic_int closing;      /* stop: close and leave */
+/* myr_ucx_watch_soon: a poster asks that the next unarmed sleep end
+ * within MYR_NET_WATCH_SOON_NS; and when the current unarmed one ends
+ * (CLOCK_MONOTONIC ns, LLONG_MAX: unbounded), which the comm thread
+ * publishes before it takes the request (see sleep_until_event). */
+static _Alignas(64) atomic_bool watch_soon_asked;
+static _Alignas(64) _Atomic long long sleep_ends;
 static atomic_bool leaving;      /* past our last operation: peers may close */
 
 /* Stop waits here for in_flight to reach 0. */
@@ -309,6 +324,20 @@ static void watch(void)
         write_wake_fd();
 }
 
+/* watch() for what a poster that drove UCX left behind: a send UCX did not
+ * finish at once. Only what is in flight: a receive asked for its
+ * watcher when it was posted (myr_ucx_blocked, myr_ucx_watch_soon), and
+ * waking the comm thread here for it undid watch_soon's saving. */
+static void watch_sends(void)
+{
+    int s = atomic_load(&sleep_state);
+    if (s == AWAKE || atomic_load(&in_flight) == 0)
+        return;
+    bool unwatched = !(s & ARMED) && atomic_load(&helpers) == 0;
+    if ((unwatched || (s & UNBOUNDED)) && atomic_compare_exchange_strong(&sleep_state, &s, AWAKE))
+        write_wake_fd();
+}
+
 static bool take_ucx(void);
 static void give_ucx(void);
 static bool drain_commands(void);
@@ -331,7 +360,7 @@ static void drive_posted(void)
 {
     drain_commands();
     hand_back_ucx();
-    watch();  /* a send UCX did not finish at once */
+    watch_sends();
 }
 
 /* Whether this poster may drive UCX itself now (it then owns it). */
@@ -411,6 +440,22 @@ void myr_ucx_expect_end(void)
 void myr_ucx_blocked(void)
 {
     watch();
+}
+
+/* Sequentially consistent against sleep_until_event: either the comm
+ * thread's exchange of watch_soon_asked sees this request (and caps its
+ * nap), or this poster reads the sleep's published end (stored before
+ * that exchange) and wakes a sleep that would last too long. */
+void myr_ucx_watch_soon(void)
+{
+    atomic_store(&watch_soon_asked, true);
+    int s = atomic_load(&sleep_state);
+    if (s == AWAKE || (s & ARMED) || atomic_load(&helpers) > 0)
+        return;   /* it will arm, it watches, or a leaving helper wakes it (idle_end) */
+    if (atomic_load(&sleep_ends) <= now_ns() + MYR_NET_WATCH_SOON_NS)
+        return;
+    if (atomic_compare_exchange_strong(&sleep_state, &s, AWAKE))
+        write_wake_fd();
 }
 
 static void operation_ended(void)
@@ -1105,6 +1150,15 @@ static bool sleep_until_event(long long nap_ns)
         }
         if (st != UCS_OK && (nap_ns < 0 || nap_ns > NAP_MIN_NS))
             nap_ns = NAP_MIN_NS;  /* UCX cannot wake us: poll gently, never hang */
+    } else {
+        /* The end first, then the request (myr_ucx_watch_soon). */
+        long long now = now_ns();
+        atomic_store(&sleep_ends, nap_ns < 0 ? LLONG_MAX : now + nap_ns);
+        if (atomic_exchange(&watch_soon_asked, false) &&
+            (nap_ns < 0 || nap_ns > MYR_NET_WATCH_SOON_NS)) {
+            nap_ns = MYR_NET_WATCH_SOON_NS;
+            atomic_store(&sleep_ends, now + nap_ns);
+        }
     }
     /* After the counts were read (watch() reads them after its own change). */
     int s = ASLEEP;
