@@ -33,6 +33,7 @@
 
 #define OMP_WS_SLOTS 8
 #define OMP_SPIN 200      /* polls of a word before parking on it */
+#define OMP_BAR_ROUNDS 32 /* a barrier's rounds: log2 of a team's size, up */
 
 /* Schedule kinds, as gcc's ABI numbers them (omp_sched_t and GFS_*). */
 enum { OMP_SCHED_RUNTIME = 0, OMP_SCHED_STATIC = 1, OMP_SCHED_DYNAMIC = 2,
@@ -79,8 +80,6 @@ typedef struct omp_team {
     unsigned nthreads;
     void (*fn)(void *);
     void *data;
-    _Atomic unsigned bar_arrived;
-    _Atomic uint32_t bar_gen;
     /* Counters that are also the words waited on: whoever takes one to 0
      * then only unparks by its address, never touching the memory again
      * (the waiter may free it at once). */
@@ -134,6 +133,11 @@ struct omp_thr {
      * a region is mostly its team's allocation and release otherwise. */
     omp_team *spare_team;
     size_t spare_size;
+    /* The team's barrier (team.c): how many it has passed, and what it
+     * signals in each round, on lines of their own (one writer, read by
+     * the thread 2^k places after it). */
+    uint32_t bar_epoch;
+    _Alignas(64) _Atomic uint32_t bar_flag[OMP_BAR_ROUNDS];
 };
 
 /* park.c */

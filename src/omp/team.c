@@ -269,25 +269,72 @@ void myr_omp_count_done(_Atomic uint32_t *c)
 
 /* ---- barrier --------------------------------------------------------- */
 
-/* Centralized: the last thread in waits for the team's explicit tasks
- * (a barrier completes them), then moves bar_gen and wakes the others. */
+/* Dissemination: in round k, thread i signals that it has passed its
+ * rounds before k (its flag k := its barrier count) and waits for thread
+ * i - 2^k to signal the same; after ceil(log2 n) rounds every thread has
+ * heard, through a chain of release stores and acquire loads, from every
+ * other one. A centralized counter put two cache-line transfers after the
+ * last arrival on every waiter's path (the counter to the last thread,
+ * the release back) and n of them in series before it; a round here costs
+ * one, and the two threads of a pair each wait for the other's at the
+ * same time. Flags only grow (a thread a barrier ahead satisfies a late
+ * reader too) and the team is zeroed with its region, so counts agree.
+ * A barrier completes the team's explicit tasks: once every thread has
+ * arrived, no task of the team is created but by a task, which counts
+ * its children before it finishes, so a thread that finds the count 0
+ * leaves, and one that does not waits for it to drop to 0. */
+static bool flag_reached(_Atomic uint32_t *flag, uint32_t epoch, uint32_t *seen)
+{
+    *seen = atomic_load_explicit(flag, memory_order_acquire);
+    return (int32_t)(*seen - epoch) >= 0;
+}
+
+static bool cancelled(const omp_team *team)
+{
+    return myr_omp_cancellation && atomic_load(&team->cancelled);
+}
+
 void myr_omp_barrier(omp_thr *t)
 {
     omp_team *team = t->team;
-    if (team->nthreads == 1) {
-        myr_omp_tasks_wait_team(team);
-        return;
+    unsigned n = team->nthreads;
+    if (n > 1 && !cancelled(team)) {
+        uint32_t epoch = ++t->bar_epoch, seen;
+        for (unsigned k = 0, d = 1; d < n; k++, d <<= 1) {
+            atomic_store_explicit(&t->bar_flag[k], epoch, memory_order_release);
+            _Atomic uint32_t *from = &team->thr[(t->num + n - d) % n].bar_flag[k];
+            for (int i = 0; !flag_reached(from, epoch, &seen); i++) {
+                if (cancelled(team))
+                    return;
+                if (i < OMP_SPIN)
+                    myr_cpu_relax();
+                else
+                    myr_omp_park(from, seen);
+            }
+            /* After the wait, not before it: unpark's fence would hold
+             * this thread until its store is seen, the transfer that the
+             * wait overlaps with it. Its reader cannot be held for good
+             * meanwhile: a thread parks only when its writer has not
+             * stored yet, and in any cycle of waits the first to store
+             * finds its writer's flag set. */
+            myr_omp_unpark(&t->bar_flag[k], true);
+        }
     }
-    uint32_t gen = atomic_load_explicit(&team->bar_gen, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&team->bar_arrived, 1, memory_order_acq_rel)
-        == team->nthreads - 1) {
+    if (atomic_load_explicit(&team->tasks, memory_order_acquire) != 0)
         myr_omp_tasks_wait_team(team);
-        atomic_store_explicit(&team->bar_arrived, 0, memory_order_relaxed);
-        atomic_store_explicit(&team->bar_gen, gen + 1, memory_order_release);
-        myr_omp_unpark(&team->bar_gen, true);
-        return;
-    }
-    myr_omp_wait_change(&team->bar_gen, gen);
+}
+
+/* Cancel parallel: every flag of every round jumps ahead of any count a
+ * waiter expects (and its waiters wake), and the waiting loops look at
+ * `cancelled`, so the team's threads leave the barrier they are in. */
+static void barrier_cancel_all(omp_team *team)
+{
+    unsigned n = team->nthreads;
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned k = 0, d = 1; d < n; k++, d <<= 1) {
+            atomic_fetch_add(&team->thr[i].bar_flag[k], 1u << 30);
+            myr_omp_unpark(&team->thr[i].bar_flag[k], true);
+        }
 }
 
 /* ---- parallel -------------------------------------------------------- */
@@ -546,8 +593,7 @@ bool GOMP_cancel(int which, bool do_cancel)
     if (which & CANCEL_PARALLEL) {
         omp_team *team = t->team;
         atomic_store(&team->cancelled, 1);
-        atomic_fetch_add(&team->bar_gen, 1);  /* out of the barrier */
-        myr_omp_unpark(&team->bar_gen, true);
+        barrier_cancel_all(team);  /* out of the barrier */
     } else if (which & (CANCEL_LOOP | CANCEL_SECTIONS)) {
         if (t->ws)
             atomic_store(&t->ws->cancelled, 1);

@@ -393,6 +393,51 @@ static void barrier_separates_phases(void)
     finish();
 }
 
+/* The barrier's rounds (a dissemination: ceil(log2 n) of them) at team
+ * sizes that are and are not powers of two, more threads than workers:
+ * after each barrier every thread sees every other's write of the phase,
+ * and the tasks created before it have all run. */
+static void barriers_of_every_team_size(void)
+{
+    init(MPI_THREAD_FUNNELED);
+    static const int sizes[] = {2, 3, 5, 7, 8, 13, 33};
+    for (unsigned s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        int phases = 1200 / sizes[s];
+        int slot[33 * 16];
+        memset(slot, 0, sizeof slot);
+        long tasks_run = 0, bad = 0;
+        #pragma omp parallel num_threads(sizes[s]) reduction(+:bad)
+        {
+            int me = omp_get_thread_num(), n = omp_get_num_threads();
+            for (int phase = 1; phase <= phases; phase++) {
+                __atomic_store_n(&slot[me * 16], phase, __ATOMIC_RELAXED);
+                if (phase % 50 == me) {
+                    #pragma omp task shared(tasks_run)
+                    {
+                        #pragma omp atomic
+                        tasks_run++;
+                    }
+                }
+                #pragma omp barrier
+                for (int j = 0; j < n; j++)
+                    if (__atomic_load_n(&slot[j * 16], __ATOMIC_RELAXED) != phase)
+                        bad++;
+                long done;
+                #pragma omp atomic read
+                done = tasks_run;
+                long due = 0;
+                for (int p = 1; p <= phase; p++)
+                    due += p % 50 < n;
+                if (done != due)
+                    bad++;
+                #pragma omp barrier
+            }
+        }
+        CHECK(bad == 0);
+    }
+    finish();
+}
+
 static void locks_exclude_and_nest(void)
 {
     init(MPI_THREAD_FUNNELED);
@@ -1060,6 +1105,7 @@ static const test_case cases[] = {
     {"critical_and_atomic_exclude", critical_and_atomic_exclude},
     {"reductions_of_every_operator", reductions_of_every_operator},
     {"barrier_separates_phases", barrier_separates_phases},
+    {"barriers_of_every_team_size", barriers_of_every_team_size},
     {"locks_exclude_and_nest", locks_exclude_and_nest},
     {"icvs_follow_the_environment", icvs_follow_the_environment},
     {"bad_arguments_are_tolerated", bad_arguments_are_tolerated},
