@@ -86,7 +86,8 @@ typedef struct omp_team {
     _Atomic int cancelled;          /* cancel parallel */
     _Atomic uint32_t live;          /* threads other than 0 still running */
     _Atomic uint32_t tasks;         /* explicit tasks not finished */
-    omp_thr *thr;                   /* nthreads of them */
+    struct omp_thr_slot *thr;       /* nthreads of them */
+    struct omp_bar_flags *bar;      /* and their barrier flags */
     omp_taskgroup *taskgroup;       /* parallel reduction(task): its threads' */
     omp_ws ws[OMP_WS_SLOTS];
 } omp_team;
@@ -133,12 +134,23 @@ struct omp_thr {
      * a region is mostly its team's allocation and release otherwise. */
     omp_team *spare_team;
     size_t spare_size;
-    /* The team's barrier (team.c): how many it has passed, and what it
-     * signals in each round, on lines of their own (one writer, read by
-     * the thread 2^k places after it). */
-    uint32_t bar_epoch;
-    _Alignas(64) _Atomic uint32_t bar_flag[OMP_BAR_ROUNDS];
+    uint32_t bar_epoch;             /* its team's barriers passed (team.c) */
 };
+
+/* A team's thread states, each on lines of its own (every thread writes
+ * its own as it runs: its barrier count, its worksharing sequence).
+ * Padded, not aligned: tasks embed omp_thr in blocks of malloc's
+ * alignment. */
+typedef struct omp_thr_slot {
+    omp_thr thr;
+    char pad[64 - sizeof(omp_thr) % 64];
+} omp_thr_slot;
+
+/* What a thread signals in each round of its team's barrier (team.c), on
+ * lines of its own: one writer, read by the thread 2^k places after it. */
+typedef struct omp_bar_flags {
+    _Atomic uint32_t flag[OMP_BAR_ROUNDS];
+} __attribute__((aligned(64))) omp_bar_flags;
 
 /* park.c */
 void myr_omp_park(_Atomic uint32_t *word, uint32_t seen);

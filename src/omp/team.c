@@ -227,14 +227,14 @@ omp_thr *myr_omp_thr(void)
     if (v)
         return v;
     /* An initial thread: a team of one of its own. */
-    size_t size = (sizeof(omp_team) + sizeof(omp_thr) + 63) / 64 * 64;
+    size_t size = sizeof(omp_team) + sizeof(omp_thr_slot);
     omp_team *team = aligned_alloc(64, size);
     if (!team)
         abort();
     memset(team, 0, size);
-    omp_thr *t = (omp_thr *)(team + 1);
+    team->thr = (omp_thr_slot *)(team + 1);
+    omp_thr *t = &team->thr[0].thr;
     team->nthreads = 1;
-    team->thr = t;
     for (unsigned i = 0; i < OMP_WS_SLOTS; i++)
         atomic_init(&team->ws[i].seq, i);
     t->team = team;
@@ -301,8 +301,9 @@ void myr_omp_barrier(omp_thr *t)
     if (n > 1 && !cancelled(team)) {
         uint32_t epoch = ++t->bar_epoch, seen;
         for (unsigned k = 0, d = 1; d < n; k++, d <<= 1) {
-            atomic_store_explicit(&t->bar_flag[k], epoch, memory_order_release);
-            _Atomic uint32_t *from = &team->thr[(t->num + n - d) % n].bar_flag[k];
+            _Atomic uint32_t *mine = &team->bar[t->num].flag[k];
+            atomic_store_explicit(mine, epoch, memory_order_release);
+            _Atomic uint32_t *from = &team->bar[(t->num + n - d) % n].flag[k];
             for (int i = 0; !flag_reached(from, epoch, &seen); i++) {
                 if (cancelled(team))
                     return;
@@ -317,7 +318,7 @@ void myr_omp_barrier(omp_thr *t)
              * meanwhile: a thread parks only when its writer has not
              * stored yet, and in any cycle of waits the first to store
              * finds its writer's flag set. */
-            myr_omp_unpark(&t->bar_flag[k], true);
+            myr_omp_unpark(mine, true);
         }
     }
     if (atomic_load_explicit(&team->tasks, memory_order_acquire) != 0)
@@ -332,8 +333,8 @@ static void barrier_cancel_all(omp_team *team)
     unsigned n = team->nthreads;
     for (unsigned i = 0; i < n; i++)
         for (unsigned k = 0, d = 1; d < n; k++, d <<= 1) {
-            atomic_fetch_add(&team->thr[i].bar_flag[k], 1u << 30);
-            myr_omp_unpark(&team->thr[i].bar_flag[k], true);
+            atomic_fetch_add(&team->bar[i].flag[k], 1u << 30);
+            myr_omp_unpark(&team->bar[i].flag[k], true);
         }
 }
 
@@ -395,7 +396,7 @@ static void start_threads(omp_thr *up, omp_team *team, unsigned n)
     for (unsigned i = 1; i < n; i++) {
         int worker = (self + (int)i) % workers;
         if (!pool || i - 1 >= pool->cap) {
-            if (myr_ult_spawn_on(worker, NULL, thread_main, &team->thr[i]) != MYR_OK)
+            if (myr_ult_spawn_on(worker, NULL, thread_main, &team->thr[i].thr) != MYR_OK)
                 myr_omp_unsupported("a parallel region whose threads cannot "
                                     "be spawned (out of memory or stacks)");
             continue;
@@ -411,7 +412,7 @@ static void start_threads(omp_thr *up, omp_team *team, unsigned n)
             pool->threads[pool->n++] = p;
         }
         omp_pooled *p = pool->threads[i - 1];
-        p->thr = &team->thr[i];
+        p->thr = &team->thr[i].thr;
         atomic_store_explicit(&p->go, 1, memory_order_release);
         myr_omp_unpark(&p->go, false);
     }
@@ -442,7 +443,9 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
 {
     omp_thr *up = myr_omp_thr();
     unsigned n = team_size(up, asked);
-    size_t size = (sizeof(omp_team) + n * sizeof(omp_thr) + 63) / 64 * 64;
+    /* The team, its threads' states, their barrier flags. */
+    size_t bar_at = sizeof(omp_team) + n * sizeof(omp_thr_slot);
+    size_t size = bar_at + n * sizeof(omp_bar_flags);
     omp_team *team = up->spare_team;
     if (team && up->spare_size == size) {
         up->spare_team = NULL;
@@ -451,11 +454,12 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
         if (!team)
             myr_omp_unsupported("a parallel region without memory for its team");
     }
-    memset(team, 0, sizeof *team + n * sizeof(omp_thr));
+    memset(team, 0, size);
     team->nthreads = n;
     team->fn = fn;
     team->data = data;
-    team->thr = (omp_thr *)(team + 1);
+    team->thr = (omp_thr_slot *)(team + 1);
+    team->bar = (omp_bar_flags *)((char *)team + bar_at);
     for (unsigned i = 0; i < OMP_WS_SLOTS; i++)
         atomic_init(&team->ws[i].seq, i);
     bool slot0 = prep && prep(team, prep_arg);
@@ -466,7 +470,7 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
         icv.nthreads = env_nthreads_list[icv.nest_pos];
     }
     for (unsigned i = 0; i < n; i++) {
-        omp_thr *t = &team->thr[i];
+        omp_thr *t = &team->thr[i].thr;
         t->team = team;
         t->num = i;
         t->level = up->level + 1;
@@ -485,22 +489,28 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
     }
     atomic_store_explicit(&team->live, n - 1, memory_order_relaxed);
     start_threads(up, team, n);
-    myr_key_set(thr_key, &team->thr[0]);
+    myr_key_set(thr_key, &team->thr[0].thr);
     fn(data);
     /* The region's end is a barrier: its threads, then its tasks. */
-    myr_omp_deps_clear(&team->thr[0]);
+    myr_omp_deps_clear(&team->thr[0].thr);
     myr_omp_wait_zero(&team->live);
     myr_omp_tasks_wait_team(team);
     myr_key_set(thr_key, up);
+    /* Tested first: a region usually leaves them NULL, and a call of free
+     * each was a tenth of an empty region's instructions. */
     for (unsigned i = 0; i < OMP_WS_SLOTS; i++) {
-        free(team->ws[i].mem);
-        free(team->ws[i].doacross);
+        if (team->ws[i].mem)
+            free(team->ws[i].mem);
+        if (team->ws[i].doacross)
+            free(team->ws[i].doacross);
     }
     for (unsigned i = 0; i < n; i++)
-        free(team->thr[i].spare_team);   /* its threads' nested regions' */
+        if (team->thr[i].thr.spare_team)
+            free(team->thr[i].thr.spare_team);   /* its threads' nested regions' */
     /* Kept for the encountering thread's next region (the same size in
      * the usual loop of regions); a team of another size replaces it. */
-    free(up->spare_team);
+    if (up->spare_team)
+        free(up->spare_team);
     up->spare_team = team;
     up->spare_size = size;
 }
