@@ -390,8 +390,11 @@ static void posted_unlink(myr_match_queues *q, struct myr_mpi_request *r)
     if (r->next) r->next->prev = r->prev; else q->posted_tail = r->prev;
     r->next = r->prev = NULL;
     if (__builtin_expect(r->expects_remote, 0)) {
-        r->expects_remote = false;
-        myr_net_expect_end();
+        if (r->expects_remote == MYR_EXPECTS_SOON)
+            myr_net_expect_soon_end();
+        else
+            myr_net_expect_end();
+        r->expects_remote = 0;
     }
 }
 
@@ -662,19 +665,26 @@ take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source
     }
     /* Counted before a match can uncount it (both under the lock); the
      * comm thread is woken, if need be, outside it. */
-    bool remote = myr_comm_reaches_processes(r->comm);
-    r->expects_remote = remote;
-    if (__builtin_expect(remote, 0))
-        myr_net_expect_begin(true);
+    r->expects_remote = 0;
+    if (__builtin_expect(myr_comm_reaches_processes(r->comm), 0)) {
+        /* Watched soon when only an eager message fits (net.h), at once
+         * if a rendezvous transfer may follow. */
+        if ((size_t)r->count * r->type->size <= myr_net_eager_limit()) {
+            r->expects_remote = MYR_EXPECTS_SOON;
+            myr_net_expect_soon_begin();
+        } else {
+            r->expects_remote = MYR_EXPECTS_NOW;
+            myr_net_expect_begin(true);
+        }
+    }
+    unsigned char remote = r->expects_remote;
     posted_append(q, r);
     myr_spin_unlock(&q->lock);
     if (__builtin_expect(remote && !waiting, 0)) {
-        /* Nobody waits for it now: watch, at once if a rendezvous
-         * transfer may follow (net.h). */
-        if ((size_t)r->count * r->type->size <= myr_net_eager_limit())
+        if (remote == MYR_EXPECTS_SOON)
             myr_net_watch_soon();
         else
-            myr_net_blocked();
+            myr_net_blocked();   /* nobody waits for it now: watch */
     }
     prefetch_receive_buffer(self, r);
     return true;

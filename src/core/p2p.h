@@ -84,6 +84,9 @@ static inline myr_ult_t *myr_wait_group_arrive(myr_ult_t *waiter)
 /* Request state bits. */
 enum { MYR_REQ_COMPLETE = 1, MYR_REQ_FREED = 2 };
 
+/* How a posted receive is counted by the network (expects_remote). */
+enum { MYR_EXPECTS_NOW = 1, MYR_EXPECTS_SOON = 2 };
+
 struct myr_mpi_request {
     /* First line: what a sender matching a posted receive reads and
      * writes, but for the receive's buffer description and status (second
@@ -100,8 +103,11 @@ struct myr_mpi_request {
     bool solo;                  /* a blocking call's own request, on its stack,
                                    its waiter registered from the start: no
                                    atomic read-modify-write completes it */
-    bool expects_remote;        /* posted, counted by myr_net_expect_begin:
-                                   set whenever it is posted */
+    unsigned char expects_remote;  /* posted, counted by the network
+                                   (net.h): MYR_EXPECTS_NOW by
+                                   myr_net_expect_begin, MYR_EXPECTS_SOON by
+                                   myr_net_expect_soon_begin; set whenever
+                                   it is posted */
     _Atomic(myr_ult_t *) waiter;  /* the ULT blocked on this request alone */
     MPI_Comm comm;
     int peer;                   /* comm rank, MPI_ANY_SOURCE, MPI_PROC_NULL */

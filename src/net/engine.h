@@ -46,6 +46,8 @@ typedef struct myr_net_engine {
     void (*expect_begin)(bool waiting);
     void (*expect_end)(void);
     void (*blocked)(void);
+    void (*expect_soon_begin)(void);
+    void (*expect_soon_end)(void);
     void (*watch_soon)(void);
     long (*in_flight)(void);
     size_t (*eager_limit)(void);

@@ -266,6 +266,16 @@ void myr_net_blocked(void)
     engine->blocked();
 }
 
+void myr_net_expect_soon_begin(void)
+{
+    engine->expect_soon_begin();
+}
+
+void myr_net_expect_soon_end(void)
+{
+    engine->expect_soon_end();
+}
+
 void myr_net_watch_soon(void)
 {
     engine->watch_soon();

@@ -185,16 +185,20 @@ void myr_net_expect_end(void);
 /* A ULT blocked, or something became awaited that nobody waits for now
  * (a nonblocking receive): if no worker helps, the comm thread watches. */
 void myr_net_blocked(void);
-/* Something became awaited that nobody waits for now but that needs no
- * prompt watcher: a nonblocking receive whose buffer only an eager
- * message fits (its data comes with its arrival; there is no transfer to
- * drive). The comm thread watches within MYR_NET_WATCH_SOON_NS, without
- * being woken for it when it naps no longer than that; a ULT that blocks
- * meanwhile (myr_net_blocked) or the last idle worker leaving still make
- * it watch at once. Waking it for every MPI_Irecv of an
- * Irecv/Send/Wait exchange cost two context switches each, and with 4
- * processes on 2 CPUs 26 us instead of 5 per exchange. */
+/* What needs no prompt watcher: a posted receive whose buffer only an
+ * eager message fits (its data comes with its arrival; there is no
+ * transfer to drive), counted by expect_soon_begin/end instead. The comm
+ * thread watches it within MYR_NET_WATCH_SOON_NS, without being woken for
+ * it when it naps no longer than that: when such a receive is posted and
+ * nobody waits for it (myr_net_watch_soon, after the count), or when the
+ * last idle worker stops helping; a ULT that blocks (myr_net_blocked)
+ * still makes it watch at once. Waking it for every MPI_Irecv of an
+ * Irecv/Send/Wait exchange, and at every completion inside an
+ * MPI_Waitall, cost two context switches each: with 4 processes on 2
+ * CPUs 26 us instead of 5 per exchange. */
 #define MYR_NET_WATCH_SOON_NS 1000000LL
+void myr_net_expect_soon_begin(void);
+void myr_net_expect_soon_end(void);
 void myr_net_watch_soon(void);
 /* Messages sent or fetched and not done yet, plus commands queued: for
  * the reports (something is in flight). */

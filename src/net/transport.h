@@ -21,6 +21,8 @@ void myr_ucx_idle_end(void);
 void myr_ucx_expect_begin(bool waiting);
 void myr_ucx_expect_end(void);
 void myr_ucx_blocked(void);
+void myr_ucx_expect_soon_begin(void);
+void myr_ucx_expect_soon_end(void);
 void myr_ucx_watch_soon(void);
 long myr_ucx_in_flight(void);
 size_t myr_ucx_eager_limit(void);

@@ -237,8 +237,11 @@ static _Alignas(64) atomic_long in_flight;
  * spinning, and a worker that has other ULTs stops at once. */
 static _Alignas(64) _Atomic long long transfer_until;
 /* What the core waits for that no operation of ours tracks (see the
- * top comment). */
+ * top comment): `expected` must be watched at once when no worker
+ * helps; `expected_soon` (receives only an eager message fits) within
+ * MYR_NET_WATCH_SOON_NS, and at once when a ULT blocks. */
 static _Alignas(64) atomic_long expected;
+static _Alignas(64) atomic_long expected_soon;
 static _Alignas(64) atomic_int closing;      /* stop: close and leave */
 /* myr_ucx_watch_soon: a poster asks that the next unarmed sleep end
  * within MYR_NET_WATCH_SOON_NS; and when the current unarmed one ends
@@ -304,10 +307,18 @@ static void wake(void)
         write_wake_fd();
 }
 
-static bool awaited(void)
+/* What needs a watcher now (when no worker helps). */
+static bool awaited_now(void)
 {
     return atomic_load(&expected) > 0 || atomic_load(&in_flight) > 0 ||
            atomic_load(&closing);
+}
+
+/* And what needs one soon: what the comm thread arms for as it sleeps,
+ * and a blocking ULT wakes it for. */
+static bool awaited(void)
+{
+    return awaited_now() || atomic_load(&expected_soon) > 0;
 }
 
 /* Wake the comm thread if it sleeps in a way that no longer fits: unarmed
@@ -435,6 +446,16 @@ void myr_ucx_expect_begin(bool waiting)
 void myr_ucx_expect_end(void)
 {
     atomic_fetch_sub_explicit(&expected, 1, memory_order_relaxed);
+}
+
+void myr_ucx_expect_soon_begin(void)
+{
+    atomic_fetch_add(&expected_soon, 1);
+}
+
+void myr_ucx_expect_soon_end(void)
+{
+    atomic_fetch_sub_explicit(&expected_soon, 1, memory_order_relaxed);
 }
 
 void myr_ucx_blocked(void)
@@ -1102,9 +1123,18 @@ void myr_ucx_idle_begin(void)
 
 void myr_ucx_idle_end(void)
 {
-    /* The last helper leaves: the comm thread watches, if need be. */
-    if (atomic_fetch_sub(&helpers, 1) == 1)
+    /* The last helper leaves: the comm thread watches, at once for what
+     * needs it now; receives it watches soon: their ULT goes on waiting
+     * (spins again, or blocks, which wakes it) or has what it waited for.
+     * Woken for them, the comm thread was woken at every completion of an
+     * MPI_Waitall's receives (4 processes on 2 CPUs: an exchange with 3
+     * others 31 us instead of 6). */
+    if (atomic_fetch_sub(&helpers, 1) != 1)
+        return;
+    if (awaited_now())
         watch();
+    else if (atomic_load(&expected_soon) > 0)
+        myr_ucx_watch_soon();
 }
 
 int myr_ucx_idle_poll(void)
