@@ -447,7 +447,13 @@ typedef struct myr_match_queues {
     _Alignas(MYR_CACHE_LINE) myr_spinlock lock;
     struct myr_mpi_request *posted_head, *posted_tail;
     myr_envelope *unexpected_head, *unexpected_tail;
+    unsigned long posted_seq;
+    /* p2p.c: each queue's entries by source, NULL while they are few */
+    struct myr_match_index *by_source, *posted_by_source;
 } myr_match_queues;
+
+/* What a rank's queues hold beyond their messages (p2p.c), at the job's end. */
+void myr_p2p_queues_fini(myr_match_queues *q);
 
 typedef struct myr_bsend_state {
     void *buffer;

@@ -66,6 +66,7 @@ void myr_job_destroy(void)
     for (int i = 0; i < myr_the_job.local; i++) {
         free(myr_the_job.ranks[i].world_local.name);
         free(myr_the_job.ranks[i].self_local.name);
+        myr_p2p_queues_fini(&myr_the_job.ranks[i].match);
     }
     free(myr_the_job.ranks);
     myr_the_job.ranks = NULL;

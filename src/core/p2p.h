@@ -146,6 +146,10 @@ struct myr_mpi_request {
     /* Its owner's start_seq when it started (0: not a point-to-point one):
      * which of several completed requests MPI_Waitany returns. */
     unsigned long start_seq;
+    /* Posted: its source's receives in the same queue while it has an
+     * index, and its place in posting order (p2p.c, myr_match_index). */
+    struct myr_mpi_request *snext, *sprev;
+    unsigned long post_seq;
 };
 _Static_assert(__builtin_offsetof(struct myr_mpi_request, rbuf) < 64 &&
                __builtin_offsetof(struct myr_mpi_request, status) + sizeof(MPI_Status) <= 128,
@@ -179,6 +183,9 @@ struct myr_mpi_message {
     void *rndv;
     unsigned long long ack_cookie;
     unsigned long long serial;
+    /* Its source's messages in the same queue, while it has an index
+     * (p2p.c, myr_match_index). */
+    struct myr_mpi_message *snext, *sprev;
     /* `eager` for messages this small: no second allocation. */
     _Alignas(16) unsigned char small[MYR_ENVELOPE_INLINE];
 };

@@ -143,6 +143,99 @@ static void wildcards_receive_everything_in_order(void)
     }
 }
 
+/* Rank 0 finds every other rank's PER messages queued (tags i % 4), then
+ * takes them out of arrival order: each source's tag 3 from the last
+ * source to the first, then the first message of every odd source by
+ * probe and receive naming the source, then the rest by wildcards. Each
+ * (source, tag) keeps its order, every message comes once; long queues
+ * are searched by source through an index (core/p2p.c), short ones not. */
+static void a_long_unexpected_queue_is_taken_in_any_order(void)
+{
+    enum { PER = 40 };
+    if (rank != 0) {
+        for (int i = 0; i < PER; i++) {
+            int msg[2] = {rank, i};
+            CHECK_OK(MPI_Send(msg, 2, MPI_INT, 0, i % 4, MPI_COMM_WORLD));
+        }
+        sync_all();
+        return;
+    }
+    sync_all();   /* every message is sent (queued here, or on its way) */
+    char *taken = calloc((size_t)size * PER, 1);
+    long got = 0;
+    int msg[2];
+    MPI_Status st;
+    for (int s = size - 1; s >= 1; s--)
+        for (int i = 3; i < PER; i += 4) {
+            CHECK_OK(MPI_Recv(msg, 2, MPI_INT, s, 3, MPI_COMM_WORLD, &st));
+            CHECK(msg[0] == s && msg[1] == i && st.MPI_SOURCE == s && st.MPI_TAG == 3);
+            taken[s * PER + i] = 1, got++;
+        }
+    for (int s = 1; s < size; s += 2) {
+        CHECK_OK(MPI_Probe(s, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+        CHECK(st.MPI_SOURCE == s && st.MPI_TAG == 0);
+        CHECK_OK(MPI_Recv(msg, 2, MPI_INT, s, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+        CHECK(msg[0] == s && msg[1] == 0 && st.MPI_TAG == 0);
+        taken[s * PER] = 1, got++;
+    }
+    int *last = malloc((size_t)size * sizeof *last);
+    for (int s = 0; s < size; s++)
+        last[s] = -1;
+    while (got < (long)(size - 1) * PER) {
+        CHECK_OK(MPI_Recv(msg, 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+        int s = st.MPI_SOURCE, i = msg[1];
+        CHECK(msg[0] == s && s > 0 && s < size && i >= 0 && i < PER && st.MPI_TAG == i % 4);
+        if (s > 0 && s < size && i >= 0 && i < PER) {
+            CHECK(!taken[s * PER + i] && i > last[s]);
+            taken[s * PER + i] = 1;
+            last[s] = i;
+        }
+        got++;
+    }
+    for (int k = PER; k < size * PER; k++)
+        CHECK(taken[k]);
+    free(last);
+    free(taken);
+}
+
+/* Rank 0 posts, for every other rank s, K times: a receive from s, one
+ * from MPI_ANY_SOURCE, one from s, all of tag s; only then do the others
+ * send their 3K messages (tag s). Each message takes the earliest posted
+ * receive it matches, whichever queue entries are indexed (core/p2p.c):
+ * message j of s lands in the j-th of s's receives. */
+static void posted_receives_match_in_posting_order(void)
+{
+    enum { K = 4 };
+    if (rank != 0) {
+        sync_all();
+        for (int j = 0; j < 3 * K; j++) {
+            int msg[2] = {rank, j};
+            CHECK_OK(MPI_Send(msg, 2, MPI_INT, 0, rank, MPI_COMM_WORLD));
+        }
+        sync_all();
+        return;
+    }
+    int n = (size - 1) * 3 * K;
+    int (*got)[2] = calloc((size_t)n, sizeof *got);
+    MPI_Request *req = malloc((size_t)n * sizeof *req);
+    for (int s = 1; s < size; s++)
+        for (int j = 0; j < 3 * K; j++) {
+            int at = (s - 1) * 3 * K + j;
+            CHECK_OK(MPI_Irecv(got[at], 2, MPI_INT, j % 3 == 1 ? MPI_ANY_SOURCE : s, s,
+                               MPI_COMM_WORLD, &req[at]));
+        }
+    sync_all();
+    CHECK_OK(MPI_Waitall(n, req, MPI_STATUSES_IGNORE));
+    for (int s = 1; s < size; s++)
+        for (int j = 0; j < 3 * K; j++) {
+            int at = (s - 1) * 3 * K + j;
+            CHECK(got[at][0] == s && got[at][1] == j);
+        }
+    free(req);
+    free(got);
+    sync_all();
+}
+
 /* A message longer than the receive buffer: MPI_ERR_TRUNCATE, the buffer
  * holds what fits; the status's MPI_ERROR is left alone (MPI 3.1, 3.2.5:
  * calls that complete one operation return its error instead). */
@@ -709,6 +802,9 @@ static const test_case cases[] = {
     {"send_recv_between_pairs", send_recv_between_pairs},
     {"messages_do_not_overtake", messages_do_not_overtake},
     {"wildcards_receive_everything_in_order", wildcards_receive_everything_in_order},
+    {"a_long_unexpected_queue_is_taken_in_any_order",
+     a_long_unexpected_queue_is_taken_in_any_order},
+    {"posted_receives_match_in_posting_order", posted_receives_match_in_posting_order},
     {"long_message_is_truncated", long_message_is_truncated},
     {"status_error_field_is_set_only_with_err_in_status",
      status_error_field_is_set_only_with_err_in_status},
