@@ -497,7 +497,7 @@ void myr_omp_parallel(void (*fn)(void *), void *data, unsigned asked,
     myr_omp_tasks_wait_team(team);
     myr_key_set(thr_key, up);
     /* Tested first: a region usually leaves them NULL, and a call of free
-     * each was a tenth of an empty region's instructions. */
+     * each was about 5 % of an empty region's instructions. */
     for (unsigned i = 0; i < OMP_WS_SLOTS; i++) {
         if (team->ws[i].mem)
             free(team->ws[i].mem);
