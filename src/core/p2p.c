@@ -913,19 +913,19 @@ take_or_post(myr_rank *self, struct myr_mpi_request *r, unsigned ctx, int source
     }
     /* Counted before a match can uncount it (both under the lock); the
      * comm thread is woken, if need be, outside it. */
-    r->expects_remote = 0;
+    unsigned char remote = 0;
     if (__builtin_expect(myr_comm_reaches_processes(r->comm), 0)) {
         /* Watched soon when only an eager message fits (net.h), at once
          * if a rendezvous transfer may follow. */
         if ((size_t)r->count * r->type->size <= myr_net_eager_limit()) {
-            r->expects_remote = MYR_EXPECTS_SOON;
+            remote = MYR_EXPECTS_SOON;
             myr_net_expect_soon_begin();
         } else {
-            r->expects_remote = MYR_EXPECTS_NOW;
+            remote = MYR_EXPECTS_NOW;
             myr_net_expect_begin(true);
         }
     }
-    unsigned char remote = r->expects_remote;
+    r->expects_remote = remote;
     posted_append(q, r);
     myr_spin_unlock(&q->lock);
     if (__builtin_expect(remote && !waiting, 0)) {

@@ -510,11 +510,6 @@ void myr_remote_poll(void)
     (void)myr_net_idle_poll();
 }
 
-void myr_remote_control_poll(void)
-{
-    myr_remote_poll();
-}
-
 static void on_control(const myr_net_arrival *m)
 {
     control_header h;

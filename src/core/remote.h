@@ -64,11 +64,9 @@ MYR_INTERNAL void myr_remote_control_await_begin(void);
 MYR_INTERNAL void myr_remote_control_await_end(void);
 /* One pass over the network from this thread, if no other drives it:
  * control messages (and whatever else arrived) are taken in now, even in
- * a process that awaits nothing. */
-MYR_INTERNAL void myr_remote_control_poll(void);
-/* The same pass for a polling loop of MPI_Test and its family, which
- * would otherwise see a message of another process only once the comm
- * thread has taken it in (net.h: a small receive does not wake it). */
+ * a process that awaits nothing; and a polling loop of MPI_Test and its
+ * family sees a message of another process when it arrives, not once the
+ * comm thread has taken it in (net.h: a small receive does not wake it). */
 MYR_INTERNAL void myr_remote_poll(void);
 
 /* Start the engine for a job of several processes (myr_the_job is

@@ -154,7 +154,7 @@ void myr_quiescence_listen(void)
 {
     unsigned long epoch;
     if (q.checking && myr_quiescence_local(&epoch))
-        myr_remote_control_poll();
+        myr_remote_poll();
 }
 
 /* On the driving thread: short, never blocking for long. */
