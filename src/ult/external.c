@@ -91,7 +91,7 @@ static myr_ult *adopt(void *inherited)
     u->external = true;
     u->canary = &myr_stack_no_canary;
     u->inherited = inherited;
-    u->id = atomic_fetch_add_explicit(&myr_rt.next_id, 1, memory_order_relaxed);
+    u->id = myr_ult_new_id(NULL);
     atomic_init(&u->state, ULT_RUNNABLE);
     atomic_init(&u->joiner, JOIN_DETACHED);
     snprintf(u->name, sizeof u->name, "kernel thread %ld", (long)syscall(SYS_gettid));

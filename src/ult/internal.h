@@ -148,6 +148,11 @@ typedef struct myr_worker {
     myr_stack_pool stacks;
     myr_ult *free_ults;
     unsigned nfree_ults;
+    unsigned long id_next, id_end;    /* ULT ids this worker hands out */
+    /* ULTs spawned and ended here (owner-written, read by myr_ult_live):
+     * counts of the runtime's were one line that every spawn and exit on
+     * every worker took with a locked instruction. */
+    _Atomic unsigned long spawned, ended;
     myr_block_cache caches[MYR_ULT_NCACHES];
     /* A batch's quiet resume queued a ULT here and no sleeper was told
      * yet: a batch that made nothing ready (a collective of one rank)
@@ -201,10 +206,12 @@ typedef struct myr_runtime {
      * suspended: while any does, the runtime is not quiescent. */
     _Atomic int externals_running;
     _Atomic int shutdown;
-    _Atomic long live_ults;           /* ULTs not yet done, main excluded */
-    _Atomic unsigned long next_id;
     _Atomic unsigned spawn_rr;
-    _Atomic(myr_ult *) finalize_waiter;
+    /* Apart from the lines above, which change all the time: read by
+     * every ULT's end, written once (finalize). */
+    _Alignas(MYR_CACHE_LINE) _Atomic(myr_ult *) finalize_waiter;
+    _Atomic unsigned long outside_spawned;   /* by threads that are no worker */
+    _Atomic unsigned long next_id;           /* taken by blocks (ult.c) */
 } myr_runtime;
 
 extern myr_runtime myr_rt;
@@ -270,6 +277,8 @@ _Noreturn void myr_sched_finish(myr_ult *cur);
 /* ult.c */
 void myr_ult_free(myr_worker *w, myr_ult *u);
 void myr_ult_release_done(myr_worker *w, myr_ult *u);
+long myr_ult_live(void);
+unsigned long myr_ult_new_id(myr_worker *w);
 void myr_ult_pool_drain(myr_worker *w);
 void myr_ult_caches_drain(myr_worker *w);
 const char *myr_ult_label(const myr_ult *u, char buf[64]);

@@ -75,6 +75,30 @@ void myr_ult_caches_drain(myr_worker *w)
     }
 }
 
+/* ULTs spawned and not yet ended, main excluded. Ends are read before
+ * spawns: every count is monotonic and a ULT's spawn happens before its
+ * end (the spawn's count is stored before the ULT is published, and its
+ * end's after it ran), so a spawn counted before an end that the first
+ * pass saw is seen by the second, and the difference is never below the
+ * number alive between the two passes: 0 means none was. */
+long myr_ult_live(void)
+{
+    unsigned long ended = 0, spawned = 0;
+    for (int i = 0; i < myr_rt.nworkers; i++)
+        ended += atomic_load(&myr_rt.workers[i].ended);
+    for (int i = 0; i < myr_rt.nworkers; i++)
+        spawned += atomic_load(&myr_rt.workers[i].spawned);
+    spawned += atomic_load(&myr_rt.outside_spawned);
+    return (long)(spawned - ended);
+}
+
+/* Owner-only counts: a store, no locked add. An end's is sequentially
+ * consistent (against myr_finalize, below), a spawn's a release. */
+static inline void count(_Atomic unsigned long *c, memory_order order)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, order);
+}
+
 /* Exit callback, on worker w after u's stack went back to the pool. */
 void myr_ult_release_done(myr_worker *w, myr_ult *u)
 {
@@ -87,11 +111,28 @@ void myr_ult_release_done(myr_worker *w, myr_ult *u)
             myr_ult_resume(old);
         atomic_store(&u->joiner, JOIN_DONE);  /* last touch of u */
     }
-    if (atomic_fetch_sub(&myr_rt.live_ults, 1) == 1) {
-        myr_ult *waiter = atomic_load(&myr_rt.finalize_waiter);
+    count(&w->ended, memory_order_seq_cst);
+    /* Against myr_finalize's store then myr_ult_live: one of the two
+     * sees the other (both sequentially consistent). */
+    if (__builtin_expect(atomic_load(&myr_rt.finalize_waiter) != NULL, 0) &&
+        myr_ult_live() == 0) {
+        myr_ult *waiter = atomic_exchange(&myr_rt.finalize_waiter, NULL);
         if (waiter)
             myr_ult_resume(waiter);
     }
+}
+
+/* A new ULT's id: from blocks a worker takes of the runtime's count. */
+unsigned long myr_ult_new_id(myr_worker *w)
+{
+    enum { ID_BLOCK = 1024 };
+    if (!w)
+        return atomic_fetch_add_explicit(&myr_rt.next_id, 1, memory_order_relaxed);
+    if (w->id_next == w->id_end) {
+        w->id_next = atomic_fetch_add_explicit(&myr_rt.next_id, ID_BLOCK, memory_order_relaxed);
+        w->id_end = w->id_next + ID_BLOCK;
+    }
+    return w->id_next++;
 }
 
 /* Not inlinable and opaque: every errno access through it asks this kernel
@@ -132,10 +173,13 @@ static int spawn(myr_worker *target, bool anchored, myr_ult **out, myr_ult_fn fn
     myr_ult *parent = myr_ult_self_internal();  /* a ULT or an adopted thread */
     if (parent)
         u->inherited = parent->inherited;
-    u->id = atomic_fetch_add_explicit(&myr_rt.next_id, 1, memory_order_relaxed);
+    u->id = myr_ult_new_id(me);
     atomic_init(&u->state, ULT_RUNNABLE);
     atomic_init(&u->joiner, out ? NULL : JOIN_DETACHED);
-    atomic_fetch_add(&myr_rt.live_ults, 1);
+    if (me)
+        count(&me->spawned, memory_order_release);
+    else
+        atomic_fetch_add(&myr_rt.outside_spawned, 1);
     if (!target)
         target = me ? me
                     : &myr_rt.workers[atomic_fetch_add(&myr_rt.spawn_rr, 1) %

@@ -345,8 +345,9 @@ int myr_finalize(void)
         return MYR_ERR_STATE;
 
     atomic_store(&myr_rt.finalize_waiter, self);
-    while (atomic_load(&myr_rt.live_ults) > 0)
+    while (myr_ult_live() > 0)
         myr_ult_suspend();
+    atomic_store(&myr_rt.finalize_waiter, NULL);
     myr_worker *w0 = &myr_rt.workers[0];
     while (myr_worker_current() != w0)
         myr_sched_migrate(self, w0);
