@@ -116,6 +116,7 @@ struct myr_coll_nb_op {
      * so the block stays until it has). */
     _Atomic bool runnable;
     _Atomic unsigned holders;
+    _Atomic(myr_ult_t *) runner;   /* that ULT, until it begins (NULL: unknown) */
     bool cached;                   /* an OP_BLOCK from the workers' cache */
     max_align_t args[];            /* the starter's arguments, copied */
 };
@@ -351,7 +352,12 @@ void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r)
         }
     } else if (r->owner == self && atomic_load_explicit(&op->runnable, memory_order_relaxed) &&
                atomic_exchange_explicit(&op->runnable, false, memory_order_acq_rel)) {
-        /* Launched, and its runner has not begun: run it here. */
+        /* Launched, and its runner has not begun: run it here. A runner
+         * still next in this worker's queue is taken back (it would only
+         * let go of the block, and while it is queued the worker counts
+         * as busy, so this rank's waits inside would not spin). */
+        if (myr_ult_unspawn_internal(atomic_load_explicit(&op->runner, memory_order_relaxed)))
+            op_drop(op);
         run_op(op, true);
         return;
     }
@@ -427,8 +433,11 @@ static void launch_runner(struct myr_coll_nb_op *op)
      * rather than leave the queue stuck. */
     if (myr_comm_size(op->request.comm) > 1) {
         atomic_store_explicit(&op->holders, 2, memory_order_relaxed);
-        atomic_store_explicit(&op->runnable, true, memory_order_relaxed);
-        if (myr_ult_spawn(NULL, runner_main, op) == MYR_OK)
+        atomic_store_explicit(&op->runner, NULL, memory_order_relaxed);
+        /* Release: a waiter that takes the operation reads `runner`
+         * after it, NULL or the ULT. */
+        atomic_store_explicit(&op->runnable, true, memory_order_release);
+        if (myr_ult_spawn_detached_internal(runner_main, op, &op->runner) == MYR_OK)
             return;
         atomic_store_explicit(&op->holders, 1, memory_order_relaxed);
         atomic_store_explicit(&op->runnable, false, memory_order_relaxed);

@@ -26,6 +26,15 @@
 MYR_ULT_HIDDEN int myr_ult_resume_slow(myr_ult_t *ult);
 MYR_ULT_HIDDEN int myr_ult_suspend_internal(void);
 MYR_ULT_HIDDEN void myr_ult_yield_internal(void);
+/* A detached ULT whose handle is stored in *handle before it can run;
+ * the handle stays valid only until the ULT begins (the caller must know
+ * that it has not: see coll/nbc.c). */
+MYR_ULT_HIDDEN int myr_ult_spawn_detached_internal(myr_ult_fn fn, void *arg,
+                                                   _Atomic(myr_ult_t *) *handle);
+/* Take back such a ULT that has not begun, if it is the next ULT of the
+ * caller's worker: it never runs. False when it is elsewhere (then it
+ * runs as usual). */
+MYR_ULT_HIDDEN bool myr_ult_unspawn_internal(myr_ult_t *u);
 /* A yield in place of a suspend (a waiter that polls): the idle hooks'
  * `blocked` runs first, as at a suspend, since the ULT stops watching. */
 MYR_ULT_HIDDEN void myr_ult_yield_waiting_internal(void);

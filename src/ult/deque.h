@@ -19,6 +19,7 @@
 #define MYR_ULT_DEQUE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,6 +88,21 @@ static inline void *myr_deque_take(myr_deque *d)
             return item;
         /* Lost to another taker: the queue may still hold items. */
     }
+}
+
+/* Any thread: take the first item only if it is `item` (as a thief
+ * takes: one compare-and-swap, so exactly one taker gets it). */
+static inline bool myr_deque_take_if_first(myr_deque *d, void *item)
+{
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_acquire);
+    if (t >= b)
+        return false;
+    myr_deque_ring *r = atomic_load_explicit(&d->ring, memory_order_acquire);
+    if (atomic_load_explicit(&r->slot[t & r->mask], memory_order_relaxed) != item)
+        return false;
+    return atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
+                                                   memory_order_relaxed);
 }
 
 /* Owner only, and only when no other thread ever takes from this deque (a

@@ -156,7 +156,8 @@ const char *myr_strerror(int err)
     }
 }
 
-static int spawn(myr_worker *target, bool anchored, myr_ult **out, myr_ult_fn fn, void *arg)
+static int spawn(myr_worker *target, bool anchored, myr_ult **out, myr_ult_fn fn, void *arg,
+                 _Atomic(myr_ult *) *detached)
 {
     if (out)
         *out = NULL;
@@ -190,13 +191,32 @@ static int spawn(myr_worker *target, bool anchored, myr_ult **out, myr_ult_fn fn
         atomic_fetch_add_explicit(&target->anchored, 1, memory_order_relaxed);
     if (out)
         *out = u;
+    if (detached)
+        atomic_store_explicit(detached, u, memory_order_relaxed);
     myr_sched_make_ready(u);
     return MYR_OK;
 }
 
+int myr_ult_spawn_detached_internal(myr_ult_fn fn, void *arg, _Atomic(myr_ult_t *) *handle)
+{
+    return spawn(NULL, false, NULL, fn, arg, handle);
+}
+
+/* The ULT spawned last may be the next this worker's deque gives out:
+ * taken like a thief takes (one compare-and-swap on top, so a thief that
+ * wants it too either gets it or fails), it never runs, and ends here. */
+bool myr_ult_unspawn_internal(myr_ult_t *u)
+{
+    myr_worker *w = myr_worker_current();
+    if (!w || !u || !myr_deque_take_if_first(&w->deque, u))
+        return false;
+    myr_ult_release_done(w, u);   /* detached, and no stack yet: freed */
+    return true;
+}
+
 int myr_ult_spawn(myr_ult **out, myr_ult_fn fn, void *arg)
 {
-    return spawn(NULL, false, out, fn, arg);
+    return spawn(NULL, false, out, fn, arg, NULL);
 }
 
 int myr_ult_spawn_on(int worker, myr_ult **out, myr_ult_fn fn, void *arg)
@@ -207,7 +227,7 @@ int myr_ult_spawn_on(int worker, myr_ult **out, myr_ult_fn fn, void *arg)
         return MYR_ERR_STATE;
     if (worker < 0 || worker >= myr_rt.nworkers)
         return MYR_ERR_ARG;
-    return spawn(&myr_rt.workers[worker], true, out, fn, arg);
+    return spawn(&myr_rt.workers[worker], true, out, fn, arg, NULL);
 }
 
 int myr_ult_join(myr_ult *u, void **result)
