@@ -147,12 +147,14 @@ typedef struct coll_state {
      * rounds): the groups' leaders wake nobody. */
     bool flat;
     char why[256];
-    /* coll_barrier_hooked: set by comm rank 0 before it arrives, run by it
-     * before the release, cleared then; `hook_completed`: the completer
-     * that handed the release to rank 0 did coll_complete. */
+    /* coll_barrier_hooked: set by comm rank 0 before it arrives, run by
+     * the completer before the release, cleared then. */
     coll_hook hook;
     void *hook_arg;
-    bool hook_completed;
+    /* A nonblocking round's hook: the completer (hook_me) of round
+     * hook_gen hands the hook and the release to a ULT (coll_round_nb). */
+    int hook_me;
+    unsigned hook_gen;
     void *scratch;
     size_t scratch_cap;
     split_result *results; /* one per rank, allocated by the first creation */
@@ -197,6 +199,17 @@ static inline void coll_note_comm(myr_rank *self, MPI_Comm comm)
 /* A collective of such a communicator: same contract as myr_coll_run;
  * `a` NULL: a barrier. */
 int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why);
+/* A nonblocking Barrier or small Allreduce of such a communicator as one
+ * round of the process's members (procs.c): the size of what it keeps in
+ * its operation; prepare fills `state` at the start and returns the
+ * members' communicator, whose round the operation arrives at, or NULL
+ * when the collective does not run so (it then runs coll_procs_run on a
+ * ULT); arrive, just before the member arrives, tells the round what it
+ * needs of it (for the leader: the hook). */
+size_t coll_procs_nb_size(void);
+MPI_Comm coll_procs_nb_prepare(MPI_Comm comm, myr_rank *self, const myr_coll_args *a,
+                               void *state);
+void coll_procs_nb_arrive(void *state, coll_state *s);
 /* myr_coll_comm_split of such a parent. */
 /* The shared object of a new communicator spanning processes, for its
  * `here` members in this process (NULL: out of memory; map released). */
@@ -239,9 +252,10 @@ static inline coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
  * the release, the completer's work (coll_complete) done. */
 void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine);
 /* A barrier of comm's ranks (all in this process) whose release waits for
- * hook(arg), which comm rank 0 (alone passing it) runs once every rank has
- * arrived: the hierarchy's seam (procs.c). One round: each rank is woken
- * once. A hook error is every rank's. */
+ * hook(arg), which comm rank 0 alone passes and the round's completer runs
+ * once every rank has arrived (any rank's ULT: the hook's argument says
+ * for whom it acts): the hierarchy's seam (procs.c). One round: each rank
+ * is woken once. A hook error is every rank's. */
 int coll_barrier_hooked(MPI_Comm comm, myr_rank *self, coll_hook hook, void *arg,
                         const char **why) __attribute__((warn_unused_result));
 /* Where a nonblocking operation arrived, for MPI_Wait to join its round

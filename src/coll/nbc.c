@@ -19,9 +19,14 @@
  *            round by the blocking round's tree. So a collective waited
  *            for at once costs the blocking algorithm plus a request, and
  *            the completer's part is only the collective's work.
+ *            A Barrier or a small Allreduce of a communicator spanning
+ *            OS processes is a round of the process's members
+ *            (`round_comm`) whose hook, the leader's part across
+ *            processes, runs on one ULT for the process (procs.c,
+ *            coll_round_nb).
  *   runners  the others (intercommunicators, neighbourhood collectives,
- *            MPI_Comm_idup, and every collective of a communicator that
- *            spans OS processes) run their blocking algorithm on a ULT
+ *            MPI_Comm_idup, and the other collectives of a communicator
+ *            that spans OS processes) run their blocking algorithm on a ULT
  *            acting for the rank (`fn`): waiting inside suspends that ULT
  *            only. A rank whose MPI_Wait comes before that ULT has begun
  *            takes the operation and runs it itself, as the blocking form
@@ -117,6 +122,11 @@ struct myr_coll_nb_op {
     _Atomic bool runnable;
     _Atomic unsigned holders;
     _Atomic(myr_ult_t *) runner;   /* that ULT, until it begins (NULL: unknown) */
+    /* A round of a communicator spanning processes: the members'
+     * communicator it arrives at, and what its hook needs (procs.c's
+     * coll_procs_nb, malloc'd); NULL for every other operation. */
+    MPI_Comm round_comm;
+    void *procs;
     bool cached;                   /* an OP_BLOCK from the workers' cache */
     max_align_t args[];            /* the starter's arguments, copied */
 };
@@ -135,13 +145,17 @@ static struct myr_coll_nb_op *op_new(size_t args_size)
     bool cached = size <= OP_BLOCK;
     struct myr_coll_nb_op *op = cached ? myr_ult_cache_get(CACHE_NB_OP, OP_BLOCK)
                                        : malloc(size);
-    if (op)
+    if (op) {
         op->cached = cached;
+        op->round_comm = NULL;
+        op->procs = NULL;
+    }
     return op;
 }
 
 static void op_free(struct myr_coll_nb_op *op)
 {
+    free(op->procs);
     if (op->cached)
         myr_ult_cache_put(CACHE_NB_OP, op, OP_BLOCK);
     else
@@ -378,7 +392,8 @@ __attribute__((noinline)) static void arrive_failed(struct myr_coll_nb_op *op)
  * (start_op) it is most of the work. */
 static inline __attribute__((always_inline)) void arrive(struct myr_coll_nb_op *op, bool own)
 {
-    MPI_Comm comm = op->request.comm;
+    MPI_Comm comm = __builtin_expect(op->round_comm != NULL, 0) ? op->round_comm
+                                                               : op->request.comm;
     coll_state *s = coll_state_of(comm, op->request.owner);
     if (__builtin_expect(!s, 0)) {
         arrive_failed(op);
@@ -387,7 +402,14 @@ static inline __attribute__((always_inline)) void arrive(struct myr_coll_nb_op *
     int me = myr_comm_rank(comm, op->request.owner);
     coll_slot *mine = &s->slots[me];
     const myr_coll_args *a = (const myr_coll_args *)op->args;
-    if (a->kind == MYR_COLL_BARRIER && a->carry == MPI_SUCCESS) {
+    if (__builtin_expect(op->procs != NULL, 0)) {
+        /* One round of the process's members, a barrier's (the hook does
+         * an Allreduce's work): see procs.c. */
+        coll_procs_nb_arrive(op->procs, s);
+        mine->kind = MYR_COLL_BARRIER;
+        mine->nonblocking = true;
+        mine->a = a;
+    } else if (a->kind == MYR_COLL_BARRIER && a->carry == MPI_SUCCESS) {
         /* What is read of a barrier's slot (as in myr_coll_barrier), and
          * its arguments for the others' checks. */
         mine->kind = MYR_COLL_BARRIER;
@@ -557,12 +579,31 @@ static int run_across_processes(MPI_Comm comm, myr_rank *self, void *args, const
     return coll_procs_run(comm, self, args, why);
 }
 
+/* Start a collective of a communicator spanning processes: a round of the
+ * process's members with its hook (a Barrier, a small Allreduce: procs.c)
+ * or else a runner. */
+static int start_across_processes(MPI_Comm comm, myr_rank *self, const char *call,
+                                  struct myr_coll_nb_op *op, myr_coll_nb_cleanup cleanup,
+                                  MPI_Request *request)
+{
+    void *state = malloc(coll_procs_nb_size());
+    MPI_Comm sub = state ? coll_procs_nb_prepare(comm, self, (const myr_coll_args *)op->args,
+                                                 state)
+                         : NULL;
+    if (!sub) {
+        free(state);
+        return start(comm, self, call, run_across_processes, NULL, 0, cleanup, request, op);
+    }
+    op->round_comm = sub;
+    op->procs = state;
+    return start_op(op, comm, self, call, NULL, cleanup, request);
+}
+
 int myr_coll_nb_start_coll(MPI_Comm comm, myr_rank *self, const char *call, void *args,
                            myr_coll_nb_cleanup cleanup, MPI_Request *request)
 {
     if (__builtin_expect(coll_spans_processes(comm), 0))
-        return start(comm, self, call, run_across_processes, NULL, 0, cleanup, request,
-                     op_of_args(args));
+        return start_across_processes(comm, self, call, op_of_args(args), cleanup, request);
     return start_op(op_of_args(args), comm, self, call, NULL, cleanup, request);
 }
 
@@ -575,7 +616,7 @@ int myr_coll_nb_start_barrier(MPI_Comm comm, myr_rank *self, const char *call,
     myr_coll_args *a = (myr_coll_args *)op->args;
     if (__builtin_expect(coll_spans_processes(comm), 0)) {
         *a = (myr_coll_args){.kind = MYR_COLL_BARRIER, .nonblocking = true};
-        return start(comm, self, call, run_across_processes, NULL, 0, NULL, request, op);
+        return start_across_processes(comm, self, call, op, NULL, request);
     }
     /* All a round reads of a barrier's (arrive): a copy of the whole
      * would cost more than the rest of the call. */

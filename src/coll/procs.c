@@ -1882,6 +1882,67 @@ static void reduce_scatter(myr_rank *self, call *c, const myr_coll_args *a)
     free(displs);
 }
 
+/* ---- nonblocking: one round of the members, the leader's part on one ULT ---
+ *
+ * A nonblocking Barrier, or Allreduce of small data, of such a
+ * communicator is what its blocking form is (barrier, allreduce_small):
+ * one round of the process's members whose release waits for the
+ * leader's part across processes (the hook), but the members arrive
+ * without waiting (nbc.c, round.c's nonblocking rounds) and the hook runs
+ * on one ULT for the process, started by the round's last arrival
+ * (coll_round_nb), instead of the whole algorithm on a ULT per rank. What
+ * the hook needs lives in the operation (`coll_procs_nb`): the leader's
+ * call and the hook's arguments. */
+typedef struct coll_procs_nb {
+    call c;
+    leaders_args barrier;
+    small_allreduce allreduce;
+    member_args mine;      /* a member's Allreduce buffers (allreduce_small) */
+    bool is_allreduce;
+} coll_procs_nb;
+
+size_t coll_procs_nb_size(void)
+{
+    return sizeof(coll_procs_nb);
+}
+
+MPI_Comm coll_procs_nb_prepare(MPI_Comm comm, myr_rank *self, const myr_coll_args *a,
+                               void *state)
+{
+    coll_procs_nb *n = state;
+    call *c = &n->c;
+    call_init(c, comm, self);
+    if (c->sp->nlocal < 2)
+        return NULL;   /* alone in its process: no round to wait in */
+    if (a->kind == MYR_COLL_BARRIER) {
+        n->is_allreduce = false;
+        n->barrier = (leaders_args){self, c};
+        return c->sub;
+    }
+    if (a->kind != MYR_COLL_ALLREDUCE || !allreduce_small_fits(c, a->count, a->type, a->op))
+        return NULL;
+    c->op_tag = op_tag(a->op);
+    n->is_allreduce = true;
+    n->allreduce = (small_allreduce){self, c, a->count, a->type, a->op};
+    n->mine = (member_args){.in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, .out = a->rbuf,
+                            .bytes = (size_t)a->count * a->type->size, .op = a->op};
+    return c->sub;
+}
+
+void coll_procs_nb_arrive(void *state, coll_state *s)
+{
+    coll_procs_nb *n = state;
+    call *c = &n->c;
+    /* Not at the start: the member's previous operation on the
+     * communicator may still be under way, its hook reading these. */
+    if (n->is_allreduce)
+        c->sp->args[c->sp->sub_of[c->me]] = n->mine;
+    if (is_leader(c)) {
+        s->hook = n->is_allreduce ? allreduce_small_hook : leaders_barrier;
+        s->hook_arg = n->is_allreduce ? (void *)&n->allreduce : (void *)&n->barrier;
+    }
+}
+
 int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why)
 {
     call c;

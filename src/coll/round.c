@@ -52,12 +52,16 @@
  * collocated rank has arrived and is still inside the call. When a
  * communicator spans several OS processes, its barrier is one round of
  * the process's members whose release waits for the inter-process part
- * (coll_barrier_hooked): comm rank 0, the process's leader, runs it as
- * the completer, or, when another rank completes, is woken by that rank
- * to run it and release everyone (so each rank is woken once, where a
+ * (coll_barrier_hooked): the completer, whichever rank it is, runs it for
+ * comm rank 0, the process's leader (whose arguments say so), then
+ * releases everyone as in any round (so each rank is woken once, where a
  * barrier, the leaders' exchange and another barrier woke it twice: 64
- * ranks over 2 processes 10 -> 3.4 us). The other collectives still go
- * round, exchange, round (procs.c).
+ * ranks over 2 processes 10 -> 3.4 us; and where rank 0 was woken to run
+ * it, one wake-up less on the way). A nonblocking round with a hook
+ * (MPI_Ibarrier and a small MPI_Iallreduce across processes) cannot
+ * wait in an arrival: its completer hands the hook and the release to a
+ * ULT (coll_round_nb). The other collectives still go round, exchange,
+ * round (procs.c).
  *
  * Groups are the blocks of consecutive ranks that the launcher
  * (launch/rank_start.c) starts on the same worker (rank i on worker i*W/N),
@@ -593,11 +597,11 @@ static void round_release(coll_state *s, int me, const coll_slot *mine, unsigned
                           void *own_op)
 {
     int g = s->waiters[me].group;
-    if (mine && !s->hook_completed)
+    if (mine)
         coll_complete(s, mine);
-    s->hook_completed = false;
     if (__builtin_expect(s->hook != NULL, 0)) {
-        /* coll_barrier_hooked: this is rank 0, every rank has arrived. */
+        /* coll_barrier_hooked: every rank has arrived. The hook acts for
+         * rank 0 (its argument says so) on whichever ULT completes. */
         const char *why = NULL;
         int err = s->hook(s->hook_arg, &why);
         s->hook = NULL;
@@ -701,17 +705,8 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
     atomic_store_explicit(&w->ult, spin ? NULL : self_ult, memory_order_relaxed);
     bool leader;
     if (round_arrive(s, me, mine, &leader, gen, false)) {
-        if (__builtin_expect(s->hook == NULL || me == 0, 1)) {
-            round_release(s, me, mine, gen, NULL);
-            return;
-        }
-        /* coll_barrier_hooked: rank 0 runs the hook and releases; this
-         * rank waits like the others (its group is the only one). */
-        if (mine)
-            coll_complete(s, mine);
-        s->hook_completed = true;
-        leader = false;
-        wake(s, 0, gen);
+        round_release(s, me, mine, gen, NULL);   /* and coll_barrier_hooked's hook */
+        return;
     }
     round_wait(s, self, w, gen, spin, before, self_ult, self->coll_comm);
     /* Written before the release, which the wake-up follows. */
@@ -719,11 +714,6 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
     if (grp->chain && !leader && !flat)
         wake_next(s, grp, me, gen);
     round_delivered(w, gen);
-    if (__builtin_expect(me == 0 && s->hook != NULL, 0)) {
-        /* Woken by the completer to run coll_barrier_hooked's hook. */
-        round_release(s, me, mine, gen, NULL);
-        return;
-    }
     if (leader && !flat)
         wake_group(s, grp, me, gen);
 }
@@ -731,6 +721,15 @@ round_body(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
 void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine)
 {
     round_body(s, self, me, mine);
+}
+
+/* The ULT that runs a nonblocking round's hook and release (below). */
+static void *hook_release_main(void *arg)
+{
+    coll_state *s = arg;
+    int me = s->hook_me;
+    round_release(s, me, &s->slots[me], s->hook_gen, NULL);
+    return NULL;
 }
 
 void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op, coll_nb_place *at,
@@ -746,8 +745,20 @@ void coll_round_nb(coll_state *s, int me, const coll_slot *mine, void *op, coll_
     at->gen = gen;
     atomic_store_explicit(&at->arrived, true, memory_order_release);
     bool leader;
-    if (round_arrive(s, me, mine, &leader, gen, true))
-        round_release(s, me, mine, gen, own ? op : NULL);
+    if (!round_arrive(s, me, mine, &leader, gen, true))
+        return;
+    if (__builtin_expect(s->hook != NULL, 0)) {
+        /* The leader's part across processes (procs.c) waits for
+         * messages, which no arrival may: a ULT runs it and the release,
+         * as this completer would (its own operation among the others').
+         * What it reads of the round stays until the release. */
+        s->hook_me = me;
+        s->hook_gen = gen;
+        if (myr_ult_spawn(NULL, hook_release_main, s) == MYR_OK)
+            return;
+        own = false;   /* out of memory: waited for here */
+    }
+    round_release(s, me, mine, gen, own ? op : NULL);
 }
 
 bool coll_round_join(const coll_nb_place *at, myr_rank *self, MPI_Comm comm)
@@ -818,21 +829,6 @@ int coll_barrier_hooked(MPI_Comm comm, myr_rank *self, coll_hook hook, void *arg
     if (!s) {
         *why = "out of memory for the communicator's collective state";
         return MPI_ERR_NO_MEM;
-    }
-    if (s->ngroups != 1 || s->groups[0].chain) {
-        /* Wake-ups by a tree of group leaders or a chain, which expect
-         * the completer to release: two rounds around the hook. */
-        int err = myr_coll_barrier(comm, self, why);
-        if (err == MPI_SUCCESS && me == 0)
-            err = hook(arg, why);
-        /* The second round carries what the hook found to the others. */
-        myr_coll_args after = {.kind = MYR_COLL_BARRIER, .carry = me == 0 ? err : MPI_SUCCESS,
-                               .carry_why = err != MPI_SUCCESS ? *why : NULL};
-        const char *why2 = NULL;
-        int e = myr_coll_run(comm, self, &after, &why2);
-        if (err == MPI_SUCCESS && e != MPI_SUCCESS)
-            *why = why2;
-        return err != MPI_SUCCESS ? err : e;
     }
     coll_note_comm(self, comm);
     coll_slot *mine = &s->slots[me];
