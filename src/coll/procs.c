@@ -46,6 +46,8 @@ typedef struct member_args {
     void *out;
     size_t bytes;
     MPI_Op op;
+    MPI_Datatype type;     /* a small Bcast's: each member's own */
+    int root;
 } member_args;
 
 typedef struct coll_span {
@@ -604,8 +606,66 @@ static void leaders_bcast(myr_rank *self, call *c, void *buf, int count, MPI_Dat
             lib_send(self, c, buf, count, type, sp->leader[(v + mask + rp) % n], TAG_BCAST);
 }
 
+/* A small Bcast in one round of the process's members, as a small
+ * Allreduce (below): each puts its buffer in the span, and the leader,
+ * once all have arrived, takes the data (from its process's root, or
+ * from its parent process's leader), passes it on to its child
+ * processes' leaders and copies it into every member's buffer before the
+ * release. Where a round, the leaders' part and another round woke each
+ * rank of the processes without the root twice. */
+enum { SMALL_BCAST_MAX = 8192 };
+
+typedef struct small_bcast {
+    myr_rank *self;
+    call *c;
+    int count;
+    MPI_Datatype type;
+    int root;
+} small_bcast;
+
+static int bcast_small_hook(void *arg, const char **why)
+{
+    small_bcast *x = arg;
+    call *c = x->c;
+    const coll_span *sp = c->sp;
+    int nl = sp->nlocal;
+    for (int i = 1; i < nl && c->err == MPI_SUCCESS; i++) {
+        if (sp->args[i].root != x->root)
+            fail(c, MPI_ERR_ROOT, "the ranks of one OS process passed different roots to "
+                 "MPI_Bcast");
+        else if (sp->args[i].bytes != sp->args[0].bytes)
+            fail(c, MPI_ERR_COUNT, "the ranks of one OS process passed MPI_Bcast different "
+                 "amounts of data (counts or types)");
+    }
+    void *buf = sp->args[0].out;   /* the leader's */
+    int root_sub = sp->sub_of[x->root];
+    size_t bytes = sp->args[0].bytes;
+    if (root_sub > 0 && c->err == MPI_SUCCESS && bytes)
+        myr_datatype_transfer(buf, x->type, sp->args[root_sub].out, sp->args[root_sub].type,
+                              bytes);
+    leaders_bcast(x->self, c, buf, x->count, x->type, proc_of_rank(c, x->root));
+    for (int i = 1; c->err == MPI_SUCCESS && i < nl && bytes; i++)
+        if (i != root_sub)
+            myr_datatype_transfer(sp->args[i].out, sp->args[i].type, buf, x->type, bytes);
+    return outcome(c, why);
+}
+
+static void bcast_small(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type,
+                        int root)
+{
+    c->sp->args[c->sp->sub_of[c->me]] =
+        (member_args){.out = buf, .bytes = (size_t)count * type->size, .type = type,
+                      .root = root};
+    small_bcast x = {self, c, count, type, root};
+    local_hooked(self, c, bcast_small_hook, &x);
+}
+
 static void bcast(myr_rank *self, call *c, void *buf, int count, MPI_Datatype type, int root)
 {
+    if ((long)count * type->size <= SMALL_BCAST_MAX) {
+        bcast_small(self, c, buf, count, type, root);
+        return;
+    }
     int root_sub = c->sp->sub_of[root];
     myr_coll_args a = {.kind = MYR_COLL_BCAST, .rbuf = buf, .count = count, .type = type,
                        .root = root_sub};
@@ -1884,8 +1944,9 @@ static void reduce_scatter(myr_rank *self, call *c, const myr_coll_args *a)
 
 /* ---- nonblocking: one round of the members, the leader's part on one ULT ---
  *
- * A nonblocking Barrier, or Allreduce of small data, of such a
- * communicator is what its blocking form is (barrier, allreduce_small):
+ * A nonblocking Barrier, or Allreduce or Bcast of small data, of such a
+ * communicator is what its blocking form is (barrier, allreduce_small,
+ * bcast_small):
  * one round of the process's members whose release waits for the
  * leader's part across processes (the hook), but the members arrive
  * without waiting (nbc.c, round.c's nonblocking rounds) and the hook runs
@@ -1895,10 +1956,13 @@ static void reduce_scatter(myr_rank *self, call *c, const myr_coll_args *a)
  * call and the hook's arguments. */
 typedef struct coll_procs_nb {
     call c;
+    coll_hook hook;        /* the leader's */
+    void *hook_arg;
     leaders_args barrier;
     small_allreduce allreduce;
-    member_args mine;      /* a member's Allreduce buffers (allreduce_small) */
-    bool is_allreduce;
+    small_bcast bcast;
+    member_args mine;      /* a member's buffers (allreduce_small, bcast_small) */
+    bool has_args;
 } coll_procs_nb;
 
 size_t coll_procs_nb_size(void)
@@ -1914,19 +1978,38 @@ MPI_Comm coll_procs_nb_prepare(MPI_Comm comm, myr_rank *self, const myr_coll_arg
     call_init(c, comm, self);
     if (c->sp->nlocal < 2)
         return NULL;   /* alone in its process: no round to wait in */
-    if (a->kind == MYR_COLL_BARRIER) {
-        n->is_allreduce = false;
+    switch (a->kind) {
+    case MYR_COLL_BARRIER:
+        n->has_args = false;
         n->barrier = (leaders_args){self, c};
+        n->hook = leaders_barrier;
+        n->hook_arg = &n->barrier;
         return c->sub;
-    }
-    if (a->kind != MYR_COLL_ALLREDUCE || !allreduce_small_fits(c, a->count, a->type, a->op))
+    case MYR_COLL_ALLREDUCE:
+        if (!allreduce_small_fits(c, a->count, a->type, a->op))
+            return NULL;
+        c->op_tag = op_tag(a->op);
+        n->has_args = true;
+        n->allreduce = (small_allreduce){self, c, a->count, a->type, a->op};
+        n->mine = (member_args){.in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf,
+                                .out = a->rbuf, .bytes = (size_t)a->count * a->type->size,
+                                .op = a->op};
+        n->hook = allreduce_small_hook;
+        n->hook_arg = &n->allreduce;
+        return c->sub;
+    case MYR_COLL_BCAST:
+        if ((long)a->count * a->type->size > SMALL_BCAST_MAX)
+            return NULL;
+        n->has_args = true;
+        n->bcast = (small_bcast){self, c, a->count, a->type, a->root};
+        n->mine = (member_args){.out = a->rbuf, .bytes = (size_t)a->count * a->type->size,
+                                .type = a->type, .root = a->root};
+        n->hook = bcast_small_hook;
+        n->hook_arg = &n->bcast;
+        return c->sub;
+    default:
         return NULL;
-    c->op_tag = op_tag(a->op);
-    n->is_allreduce = true;
-    n->allreduce = (small_allreduce){self, c, a->count, a->type, a->op};
-    n->mine = (member_args){.in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, .out = a->rbuf,
-                            .bytes = (size_t)a->count * a->type->size, .op = a->op};
-    return c->sub;
+    }
 }
 
 void coll_procs_nb_arrive(void *state, coll_state *s)
@@ -1935,11 +2018,11 @@ void coll_procs_nb_arrive(void *state, coll_state *s)
     call *c = &n->c;
     /* Not at the start: the member's previous operation on the
      * communicator may still be under way, its hook reading these. */
-    if (n->is_allreduce)
+    if (n->has_args)
         c->sp->args[c->sp->sub_of[c->me]] = n->mine;
     if (is_leader(c)) {
-        s->hook = n->is_allreduce ? allreduce_small_hook : leaders_barrier;
-        s->hook_arg = n->is_allreduce ? (void *)&n->allreduce : (void *)&n->barrier;
+        s->hook = n->hook;
+        s->hook_arg = n->hook_arg;
     }
 }
 

@@ -76,6 +76,42 @@ static void run(MPI_Comm comm, const char *name)
         MPI_Type_free(&every_other);
     }
 
+    /* Bcast and Ibcast whose ranks describe the same data with different
+     * types: ints at even ranks, pairs of ints (a contiguous type) at odd
+     * ranks, and a strided pair at every third one. */
+    for (int root = 0; root < size; root += (size > 4 ? size / 4 : 1)) {
+        enum { M = 6 };
+        int buf[2 * M];
+        MPI_Datatype pair2, strided;
+        MPI_Type_contiguous(2, MPI_INT, &pair2);
+        MPI_Type_commit(&pair2);
+        MPI_Type_vector(M, 1, 2, MPI_INT, &strided);
+        MPI_Type_commit(&strided);
+        for (int nb = 0; nb < 2; nb++) {
+            for (int i = 0; i < 2 * M; i++)
+                buf[i] = -1;
+            int stride = rank % 3 == 2 && rank != root ? 2 : 1;
+            for (int i = 0; rank == root && i < M; i++)
+                buf[i] = root * 1000 + i;
+            MPI_Datatype t = stride == 2 ? strided : rank % 2 ? pair2 : MPI_INT;
+            int count = stride == 2 ? 1 : rank % 2 ? M / 2 : M;
+            if (nb) {
+                MPI_Request q;
+                MPI_Ibcast(buf, count, t, root, comm, &q);
+                MPI_Wait(&q, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Bcast(buf, count, t, root, comm);
+            }
+            for (int i = 0; i < M; i++)
+                CHECK(buf[i * stride] == root * 1000 + i, "%s %s of mixed types root %d", name,
+                      nb ? "ibcast" : "bcast", root);
+            if (stride == 2)
+                CHECK(buf[1] == -1, "%s bcast of mixed types wrote a gap", name);
+        }
+        MPI_Type_free(&pair2);
+        MPI_Type_free(&strided);
+    }
+
     /* Reduce and Allreduce: a sum, and the non-commutative composition
      * folded in rank order. */
     MPI_Op op;
