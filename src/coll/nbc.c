@@ -127,7 +127,7 @@ struct myr_coll_nb_op {
      * coll_procs_nb, malloc'd); NULL for every other operation. */
     MPI_Comm round_comm;
     void *procs;
-    bool cached;                   /* an OP_BLOCK from the workers' cache */
+    unsigned char flags;           /* OP_CACHED, OP_PROCS, OP_RUNNER */
     max_align_t args[];            /* the starter's arguments, copied */
 };
 _Static_assert(offsetof(struct myr_coll_nb_op, request) == 0, "the handle is the block");
@@ -138,6 +138,10 @@ _Static_assert(offsetof(struct myr_coll_nb_op, request) == 0, "the handle is the
  * collective's arguments (mpi/coll.c's copy) with the request; larger
  * ones are malloc'd. */
 enum { CACHE_NB_OP = 2, OP_BLOCK = 512 };
+/* An operation's block: an OP_BLOCK from the workers' cache (else
+ * malloc'd); a round across processes (round_comm and procs are set); a
+ * runner's operation (fn). */
+enum { OP_CACHED = 1, OP_PROCS = 2, OP_RUNNER = 4 };
 
 static struct myr_coll_nb_op *op_new(size_t args_size)
 {
@@ -145,18 +149,14 @@ static struct myr_coll_nb_op *op_new(size_t args_size)
     bool cached = size <= OP_BLOCK;
     struct myr_coll_nb_op *op = cached ? myr_ult_cache_get(CACHE_NB_OP, OP_BLOCK)
                                        : malloc(size);
-    if (op) {
-        op->cached = cached;
-        op->round_comm = NULL;
-        op->procs = NULL;
-    }
+    if (op)
+        op->flags = cached ? OP_CACHED : 0;
     return op;
 }
 
-static void op_free(struct myr_coll_nb_op *op)
+static inline __attribute__((always_inline)) void op_free(struct myr_coll_nb_op *op)
 {
-    free(op->procs);
-    if (op->cached)
+    if (op->flags & OP_CACHED)
         myr_ult_cache_put(CACHE_NB_OP, op, OP_BLOCK);
     else
         free(op);
@@ -179,14 +179,27 @@ static void op_drop(struct myr_coll_nb_op *op)
         op_free(op);
 }
 
+/* All but a cached round's in one process: a runner's (held by its ULT
+ * too), a round's across processes (with what its hook needed). */
+__attribute__((noinline)) static void op_release_other(struct myr_coll_nb_op *op)
+{
+    if (op->flags & OP_RUNNER) {
+        op_drop(op);
+        return;
+    }
+    if (op->flags & OP_PROCS)
+        free(op->procs);
+    op_free(op);
+}
+
 static void op_release(struct myr_mpi_request *r)
 {
     MPI_Comm comm = r->comm;
     struct myr_coll_nb_op *op = op_of_request(r);
-    if (op->fn)
-        op_drop(op);
+    if (__builtin_expect(op->flags == OP_CACHED, 1))
+        myr_ult_cache_put(CACHE_NB_OP, op, OP_BLOCK);
     else
-        op_free(op);
+        op_release_other(op);
     myr_comm_release(comm);
 }
 
@@ -392,8 +405,8 @@ __attribute__((noinline)) static void arrive_failed(struct myr_coll_nb_op *op)
  * (start_op) it is most of the work. */
 static inline __attribute__((always_inline)) void arrive(struct myr_coll_nb_op *op, bool own)
 {
-    MPI_Comm comm = __builtin_expect(op->round_comm != NULL, 0) ? op->round_comm
-                                                               : op->request.comm;
+    MPI_Comm comm = __builtin_expect(op->flags & OP_PROCS, 0) ? op->round_comm
+                                                             : op->request.comm;
     coll_state *s = coll_state_of(comm, op->request.owner);
     if (__builtin_expect(!s, 0)) {
         arrive_failed(op);
@@ -402,7 +415,7 @@ static inline __attribute__((always_inline)) void arrive(struct myr_coll_nb_op *
     int me = myr_comm_rank(comm, op->request.owner);
     coll_slot *mine = &s->slots[me];
     const myr_coll_args *a = (const myr_coll_args *)op->args;
-    if (__builtin_expect(op->procs != NULL, 0)) {
+    if (__builtin_expect(op->flags & OP_PROCS, 0)) {
         /* One round of the process's members, a barrier's (the hook does
          * an Allreduce's work): see procs.c. */
         coll_procs_nb_arrive(op->procs, s);
@@ -504,6 +517,7 @@ start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, const char *c
     op->cleanup = cleanup;
     atomic_init(&op->at.arrived, false);
     if (fn) {
+        op->flags |= OP_RUNNER;
         atomic_init(&op->runnable, false);   /* until launch_runner spawns its runner */
         atomic_init(&op->holders, 1);
     }
@@ -596,6 +610,7 @@ static int start_across_processes(MPI_Comm comm, myr_rank *self, const char *cal
     }
     op->round_comm = sub;
     op->procs = state;
+    op->flags |= OP_PROCS;
     return start_op(op, comm, self, call, NULL, cleanup, request);
 }
 
