@@ -199,14 +199,13 @@ static inline void coll_note_comm(myr_rank *self, MPI_Comm comm)
 /* A collective of such a communicator: same contract as myr_coll_run;
  * `a` NULL: a barrier. */
 int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why);
-/* A nonblocking Barrier, small Allreduce or small Bcast of such a
+/* A nonblocking Barrier, small Allreduce, Reduce or Bcast of such a
  * communicator as one round of the process's members (procs.c): the size
  * of what it keeps in its operation; prepare fills `state` at the start
- * and returns the
- * members' communicator, whose round the operation arrives at, or NULL
- * when the collective does not run so (it then runs coll_procs_run on a
- * ULT); arrive, just before the member arrives, tells the round what it
- * needs of it (for the leader: the hook). */
+ * and returns the members' communicator, whose round the operation
+ * arrives at, or NULL when the collective does not run so (it then runs
+ * coll_procs_run on a ULT); arrive, just before the member arrives, tells
+ * the round what it needs of it (for the leader: the hook). */
 size_t coll_procs_nb_size(void);
 MPI_Comm coll_procs_nb_prepare(MPI_Comm comm, myr_rank *self, const myr_coll_args *a,
                                void *state);

@@ -19,11 +19,11 @@
  *            round by the blocking round's tree. So a collective waited
  *            for at once costs the blocking algorithm plus a request, and
  *            the completer's part is only the collective's work.
- *            A Barrier, a small Allreduce or Bcast of a communicator
- *            spanning OS processes is a round of the process's members
- *            (`round_comm`) whose hook, the leader's part across
- *            processes, runs on one ULT for the process (procs.c,
- *            coll_round_nb).
+ *            A Barrier, a small Allreduce, Reduce or Bcast of a
+ *            communicator spanning OS processes is a round of the
+ *            process's members (`round_comm`) whose hook, the leader's
+ *            part across processes, runs on one ULT for the process
+ *            (procs.c, coll_round_nb).
  *   runners  the others (intercommunicators, neighbourhood collectives,
  *            MPI_Comm_idup, and the other collectives of a communicator
  *            that spans OS processes) run their blocking algorithm on a ULT
@@ -594,7 +594,7 @@ static int run_across_processes(MPI_Comm comm, myr_rank *self, void *args, const
 }
 
 /* Start a collective of a communicator spanning processes: a round of the
- * process's members with its hook (a Barrier, a small Allreduce or Bcast:
+ * process's members with its hook (a Barrier, a small Allreduce, Reduce or Bcast:
  * procs.c) or else a runner. */
 static int start_across_processes(MPI_Comm comm, myr_rank *self, const char *call,
                                   struct myr_coll_nb_op *op, myr_coll_nb_cleanup cleanup,

@@ -7,7 +7,8 @@
  * process's own communicator, round.c), then one leader per process (its
  * first rank) runs the inter-process part with point-to-point messages on
  * a context of the library's own, then the result fans back out in shared
- * memory. Bcast and Reduce cross the network once per other process (a
+ * memory. A barrier, and the three others up to 8 KiB, are one such
+ * round whose release waits for the leader's part (coll_barrier_hooked). Bcast and Reduce cross the network once per other process (a
  * binomial tree over processes); a reduction keeps MPI's rank order for
  * non-commutative ops because ranks are numbered process by process and
  * the tree combines neighbouring blocks of processes, lower first.
@@ -854,6 +855,7 @@ typedef struct small_allreduce {
     int count;
     MPI_Datatype type;
     MPI_Op op;
+    int root;              /* a small Reduce's; -1: Allreduce */
 } small_allreduce;
 
 /* The leaders' allreduce of acc (each process's partial result). */
@@ -880,13 +882,21 @@ static int allreduce_small_hook(void *arg, const char **why)
     /* What the round's slots would have compared: the members' data sizes
      * and ops (the leader's are the reference). A disagreement still runs
      * the leaders' part, to carry it to the other processes. */
+    bool all = x->root < 0;
     for (int i = 1; i < nl && c->err == MPI_SUCCESS; i++) {
         if (!myr_op_matches(sp->args[i].op, x->op))
-            fail(c, MPI_ERR_OP, "the ranks of one OS process passed different ops to "
-                 "MPI_Allreduce");
+            fail(c, MPI_ERR_OP, all ? "the ranks of one OS process passed different ops to "
+                                      "MPI_Allreduce"
+                                    : "the ranks of one OS process passed different ops to "
+                                      "MPI_Reduce");
+        else if (sp->args[i].root != x->root)
+            fail(c, MPI_ERR_ROOT, "the ranks of one OS process passed different roots to "
+                 "MPI_Reduce");
         else if (sp->args[i].bytes != sp->args[0].bytes)
-            fail(c, MPI_ERR_COUNT, "the ranks of one OS process passed MPI_Allreduce "
-                 "different amounts of data (counts or types)");
+            fail(c, MPI_ERR_COUNT, all ? "the ranks of one OS process passed MPI_Allreduce "
+                                         "different amounts of data (counts or types)"
+                                       : "the ranks of one OS process passed MPI_Reduce "
+                                         "different amounts of data (counts or types)");
     }
     void *block;
     void *acc = buffer_for(x->type, x->count, &block);
@@ -898,9 +908,26 @@ static int allreduce_small_hook(void *arg, const char **why)
         for (int i = nl - 2; i >= 0; i--)
             myr_op_reduce(x->op, x->type, (size_t)x->count, sp->args[i].in, acc);
     }
-    leaders_allreduce(x->self, c, acc, acc ? x->count : 0, x->type, x->op);
-    for (int i = 0; c->err == MPI_SUCCESS && i < nl; i++)
-        move(sp->args[i].out, x->type, acc, x->count, x->type);
+    int lcount = acc ? x->count : 0;
+    if (all) {
+        leaders_allreduce(x->self, c, acc, lcount, x->type, x->op);
+        for (int i = 0; c->err == MPI_SUCCESS && i < nl; i++)
+            move(sp->args[i].out, x->type, acc, x->count, x->type);
+    } else {
+        /* Process 0 gets the result (leaders_reduce), which goes to the
+         * root's process's leader, into the root's buffer. */
+        leaders_reduce(x->self, c, acc, lcount, x->type, x->op);
+        int p = sp->my_proc, rp = proc_of_rank(c, x->root), root_sub = sp->sub_of[x->root];
+        if (p == 0 && rp == 0) {
+            if (c->err == MPI_SUCCESS)
+                move(sp->args[root_sub].out, x->type, acc, x->count, x->type);
+        } else if (p == 0) {
+            lib_send(x->self, c, acc, lcount, x->type, sp->leader[rp], TAG_RESULT);
+        } else if (p == rp) {
+            lib_recv(x->self, c, sp->args[root_sub].out, x->count, x->type, sp->leader[0],
+                     TAG_RESULT);
+        }
+    }
     scratch_put(block);
     return outcome(c, why);
 }
@@ -911,13 +938,14 @@ static bool allreduce_small_fits(const call *c, int count, MPI_Datatype type, MP
            (c->sp->ordered || myr_op_commutative(op));
 }
 
+/* root < 0: Allreduce; else a Reduce to root, the same way. */
 static void allreduce_small(myr_rank *self, call *c, const void *sbuf, void *rbuf, int count,
-                            MPI_Datatype type, MPI_Op op)
+                            MPI_Datatype type, MPI_Op op, int root)
 {
     c->sp->args[c->sp->sub_of[c->me]] =
         (member_args){.in = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .out = rbuf,
-                      .bytes = (size_t)count * type->size, .op = op};
-    small_allreduce x = {self, c, count, type, op};
+                      .bytes = (size_t)count * type->size, .op = op, .root = root};
+    small_allreduce x = {self, c, count, type, op, root};
     local_hooked(self, c, allreduce_small_hook, &x);
 }
 
@@ -926,8 +954,8 @@ static void reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int co
                    MPI_Datatype type, MPI_Op op, int root)
 {
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    if (root < 0 && allreduce_small_fits(c, count, type, op)) {
-        allreduce_small(self, c, sbuf, rbuf, count, type, op);
+    if (allreduce_small_fits(c, count, type, op)) {
+        allreduce_small(self, c, sbuf, rbuf, count, type, op, root);
         return;
     }
     if (!c->sp->ordered && !myr_op_commutative(op)) {
@@ -1944,16 +1972,15 @@ static void reduce_scatter(myr_rank *self, call *c, const myr_coll_args *a)
 
 /* ---- nonblocking: one round of the members, the leader's part on one ULT ---
  *
- * A nonblocking Barrier, or Allreduce or Bcast of small data, of such a
- * communicator is what its blocking form is (barrier, allreduce_small,
- * bcast_small):
- * one round of the process's members whose release waits for the
- * leader's part across processes (the hook), but the members arrive
- * without waiting (nbc.c, round.c's nonblocking rounds) and the hook runs
- * on one ULT for the process, started by the round's last arrival
- * (coll_round_nb), instead of the whole algorithm on a ULT per rank. What
- * the hook needs lives in the operation (`coll_procs_nb`): the leader's
- * call and the hook's arguments. */
+ * A nonblocking Barrier, or Allreduce, Reduce or Bcast of small data, of
+ * such a communicator is what its blocking form is (barrier,
+ * allreduce_small, bcast_small): one round of the process's members
+ * whose release waits for the leader's part across processes (the hook),
+ * but the members arrive without waiting (nbc.c, round.c's nonblocking
+ * rounds) and the hook runs on one ULT for the process, started by the
+ * round's last arrival (coll_round_nb), instead of the whole algorithm
+ * on a ULT per rank. What the hook needs lives in the operation
+ * (`coll_procs_nb`): the leader's call and the hook's arguments. */
 typedef struct coll_procs_nb {
     call c;
     coll_hook hook;        /* the leader's */
@@ -1986,17 +2013,20 @@ MPI_Comm coll_procs_nb_prepare(MPI_Comm comm, myr_rank *self, const myr_coll_arg
         n->hook_arg = &n->barrier;
         return c->sub;
     case MYR_COLL_ALLREDUCE:
+    case MYR_COLL_REDUCE: {
         if (!allreduce_small_fits(c, a->count, a->type, a->op))
             return NULL;
+        int root = a->kind == MYR_COLL_REDUCE ? a->root : -1;
         c->op_tag = op_tag(a->op);
         n->has_args = true;
-        n->allreduce = (small_allreduce){self, c, a->count, a->type, a->op};
+        n->allreduce = (small_allreduce){self, c, a->count, a->type, a->op, root};
         n->mine = (member_args){.in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf,
                                 .out = a->rbuf, .bytes = (size_t)a->count * a->type->size,
-                                .op = a->op};
+                                .op = a->op, .root = root};
         n->hook = allreduce_small_hook;
         n->hook_arg = &n->allreduce;
         return c->sub;
+    }
     case MYR_COLL_BCAST:
         if ((long)a->count * a->type->size > SMALL_BCAST_MAX)
             return NULL;

@@ -58,7 +58,8 @@
  * barrier, the leaders' exchange and another barrier woke it twice: 64
  * ranks over 2 processes 10 -> 3.4 us; and where rank 0 was woken to run
  * it, one wake-up less on the way). A nonblocking round with a hook
- * (MPI_Ibarrier, a small MPI_Iallreduce or MPI_Ibcast across processes) cannot
+ * (MPI_Ibarrier, a small MPI_Iallreduce, MPI_Ireduce or MPI_Ibcast across
+ * processes) cannot
  * wait in an arrival: its completer hands the hook and the release to a
  * ULT (coll_round_nb). The other collectives still go round, exchange,
  * round (procs.c).

@@ -3,6 +3,7 @@
  * OS processes, waited for in every way at random moments, so that the
  * rank's own MPI_Wait and the operation's runner race to run it
  * (coll/nbc.c: whichever takes it first runs it, the other lets go).
+ * (MPI_Ibarrier, MPI_Iallreduce, MPI_Ibcast, MPI_Ireduce.)
  * Every rank calls the same collectives in the same order; only how and
  * when it waits differs, drawn per rank: MPI_Wait at once, after some
  * computing, after MPI_Test polls, MPI_Waitall of two operations, or
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
         MPI_Request r[2];
         long mine = rank + it, total = -1;
         int value = rank == root ? (int)it : -1;
-        switch (it % 4) {
+        switch (it % 5) {
         case 0:
             MPI_Ibarrier(comm, &r[0]);
             wait_one(&r[0], draw(&state) % 3, &state);
@@ -93,6 +94,14 @@ int main(int argc, char **argv)
             MPI_Ibcast(&value, 1, MPI_INT, root, comm, &r[0]);
             wait_one(&r[0], draw(&state) % 3, &state);
             check(value == (int)it, "Ibcast", it);
+            break;
+        case 3:
+            MPI_Ireduce(&mine, &total, 1, MPI_LONG, MPI_SUM, root, comm, &r[0]);
+            wait_one(&r[0], draw(&state) % 3, &state);
+            if (rank == root)
+                check(total == sum + (long)size * it, "Ireduce", it);
+            else
+                check(total == -1, "Ireduce (a non-root's buffer)", it);
             break;
         default:
             /* Two at once: the second waits behind the first. */
