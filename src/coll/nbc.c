@@ -31,10 +31,12 @@
  *            only. A rank whose MPI_Wait comes before that ULT has begun
  *            takes the operation and runs it itself, as the blocking form
  *            would (`runnable`, exchanged by both: one runs it); the ULT
- *            then only lets go of the block. Over 2 processes, 64 ranks,
- *            MPI_Ibarrier + MPI_Wait 7.6-8.7 -> 4.8-5.4 us (MPI_Barrier
- *            2.2-3.1): the rank no longer suspends until its worker has
- *            run the ULT.
+ *            is then taken back if it is next in the worker's queue, or
+ *            only lets go of the block when it runs. A collective waited
+ *            for at once no longer suspends the rank until its worker has
+ *            run the ULT (over 2 processes, 64 ranks, MPI_Ibarrier +
+ *            MPI_Wait 7.6-8.7 -> 4.8-5.4 us this way, before it became a
+ *            round).
  *
  * Order. MPI requires the ranks of a communicator to start its
  * collectives, blocking and nonblocking together, in the same order. Each
@@ -122,9 +124,9 @@ struct myr_coll_nb_op {
     _Atomic bool runnable;
     _Atomic unsigned holders;
     _Atomic(myr_ult_t *) runner;   /* that ULT, until it begins (NULL: unknown) */
-    /* A round of a communicator spanning processes: the members'
-     * communicator it arrives at, and what its hook needs (procs.c's
-     * coll_procs_nb, malloc'd); NULL for every other operation. */
+    /* A round of a communicator spanning processes (OP_PROCS; unset
+     * otherwise): the members' communicator it arrives at, and what its
+     * hook needs (procs.c's coll_procs_nb, malloc'd). */
     MPI_Comm round_comm;
     void *procs;
     unsigned char flags;           /* OP_CACHED, OP_PROCS, OP_RUNNER */
