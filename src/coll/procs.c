@@ -8,8 +8,9 @@
  * first rank) runs the inter-process part with point-to-point messages on
  * a context of the library's own, then the result fans back out in shared
  * memory. A barrier, and the three others up to 8 KiB, are one such
- * round whose release waits for the leader's part (coll_barrier_hooked). Bcast and Reduce cross the network once per other process (a
- * binomial tree over processes); a reduction keeps MPI's rank order for
+ * round whose release waits for the leader's part (coll_barrier_hooked).
+ * Bcast and Reduce cross the network once per other process (a binomial
+ * tree over processes); a reduction keeps MPI's rank order for
  * non-commutative ops because ranks are numbered process by process and
  * the tree combines neighbouring blocks of processes, lower first.
  *
