@@ -28,15 +28,15 @@
  *            MPI_Comm_idup, and the other collectives of a communicator
  *            that spans OS processes) run their blocking algorithm on a ULT
  *            acting for the rank (`fn`): waiting inside suspends that ULT
- *            only. A rank whose MPI_Wait comes before that ULT has begun
- *            takes the operation and runs it itself, as the blocking form
- *            would (`runnable`, exchanged by both: one runs it); the ULT
- *            is then taken back if it is next in the worker's queue, or
- *            only lets go of the block when it runs. A collective waited
- *            for at once no longer suspends the rank until its worker has
- *            run the ULT (over 2 processes, 64 ranks, MPI_Ibarrier +
- *            MPI_Wait 7.6-8.7 -> 4.8-5.4 us this way, before it became a
- *            round).
+ *            only. A rank whose MPI_Wait finds that ULT still next in its
+ *            worker's queue takes it back (it never runs) and runs the
+ *            operation itself, as the blocking form would, instead of
+ *            suspending until its worker has run the ULT (`run_state`:
+ *            while the waiter decides, the ULT, if it begins, waits).
+ *            Elsewhere in the queue the ULT runs it: a rank that ran
+ *            every such operation itself left a ULT behind each time,
+ *            which cost more than it saved when the queue held others
+ *            (MPI_Iscan of 64 ranks over 2 processes 12-17 -> 34-36 us).
  *
  * Order. MPI requires the ranks of a communicator to start its
  * collectives, blocking and nonblocking together, in the same order. Each
@@ -116,12 +116,11 @@ struct myr_coll_nb_op {
     myr_coll_nb_cleanup cleanup;
     struct myr_coll_nb_op *done;   /* the completer's list (coll_nb_round_done) */
     coll_nb_place at;              /* a round's: where it arrived (MPI_Wait joins) */
-    /* A runner's operation: true from its runner's spawn until the
-     * runner or the rank's MPI_Wait takes it (exchange: one of them runs
-     * it), and how many hold the block, the request and that runner (a
-     * runner that lost the operation to MPI_Wait still reads `runnable`,
-     * so the block stays until it has). */
-    _Atomic bool runnable;
+    /* A runner's operation: RUN_PENDING from its runner's spawn until
+     * the runner takes it (or the rank's MPI_Wait, having taken the
+     * runner back), RUN_DECIDING while a waiter tries that; and how many
+     * hold the block, the request and that runner. */
+    _Atomic unsigned char run_state;
     _Atomic unsigned holders;
     _Atomic(myr_ult_t *) runner;   /* that ULT, until it begins (NULL: unknown) */
     /* A round of a communicator spanning processes (OP_PROCS; unset
@@ -144,6 +143,7 @@ enum { CACHE_NB_OP = 2, OP_BLOCK = 512 };
  * malloc'd); a round across processes (round_comm and procs are set); a
  * runner's operation (fn). */
 enum { OP_CACHED = 1, OP_PROCS = 2, OP_RUNNER = 4 };
+enum { RUN_NONE, RUN_PENDING, RUN_DECIDING };
 
 static struct myr_coll_nb_op *op_new(size_t args_size)
 {
@@ -379,16 +379,25 @@ void myr_coll_nb_wait(myr_rank *self, struct myr_mpi_request *r)
             finish_own(op, op->at.s, op->at.me, true);
             return;
         }
-    } else if (r->owner == self && atomic_load_explicit(&op->runnable, memory_order_relaxed) &&
-               atomic_exchange_explicit(&op->runnable, false, memory_order_acq_rel)) {
-        /* Launched, and its runner has not begun: run it here. A runner
-         * still next in this worker's queue is taken back (it would only
-         * let go of the block, and while it is queued the worker counts
-         * as busy, so this rank's waits inside would not spin). */
-        if (myr_ult_unspawn_internal(atomic_load_explicit(&op->runner, memory_order_relaxed)))
-            op_drop(op);
-        run_op(op, true);
-        return;
+    } else if (r->owner == self &&
+               atomic_load_explicit(&op->run_state, memory_order_relaxed) == RUN_PENDING) {
+        /* Launched, its runner not begun: while this waiter decides, the
+         * runner cannot take the operation, so it cannot end either and
+         * `runner` (NULL: not known yet) is the live ULT. Next in this
+         * worker's queue, it is taken back and the operation runs here. */
+        unsigned char pending = RUN_PENDING;
+        if (atomic_compare_exchange_strong_explicit(&op->run_state, &pending, RUN_DECIDING,
+                                                    memory_order_acq_rel,
+                                                    memory_order_relaxed)) {
+            if (myr_ult_unspawn_internal(
+                    atomic_load_explicit(&op->runner, memory_order_relaxed))) {
+                atomic_store_explicit(&op->run_state, RUN_NONE, memory_order_relaxed);
+                op_drop(op);
+                run_op(op, true);
+                return;
+            }
+            atomic_store_explicit(&op->run_state, RUN_PENDING, memory_order_release);
+        }
     }
     myr_request_wait(self, r);
 }
@@ -473,24 +482,35 @@ static void launch_runner(struct myr_coll_nb_op *op)
         atomic_store_explicit(&op->runner, NULL, memory_order_relaxed);
         /* Release: a waiter that takes the operation reads `runner`
          * after it, NULL or the ULT. */
-        atomic_store_explicit(&op->runnable, true, memory_order_release);
+        atomic_store_explicit(&op->run_state, RUN_PENDING, memory_order_release);
         if (myr_ult_spawn_detached_internal(runner_main, op, &op->runner) == MYR_OK)
             return;
         atomic_store_explicit(&op->holders, 1, memory_order_relaxed);
-        atomic_store_explicit(&op->runnable, false, memory_order_relaxed);
+        atomic_store_explicit(&op->run_state, RUN_NONE, memory_order_relaxed);
     }
     run_op(op, false);
 }
 
-/* The runner ULT: it runs op unless the rank's MPI_Wait took it first
- * (myr_coll_nb_wait), which is the usual case of a collective waited for
- * at once: the rank then runs it as it would the blocking form, instead
- * of suspending until a ULT of its worker has run it. */
+/* The runner ULT (unless the rank's MPI_Wait took it back before it
+ * began: see myr_coll_nb_wait). A waiter deciding whether it can is a few
+ * instructions away from letting go. */
 static void *runner_main(void *arg)
 {
     struct myr_coll_nb_op *op = arg;
-    if (atomic_exchange_explicit(&op->runnable, false, memory_order_acq_rel))
-        run_op(op, false);
+    for (unsigned spins = 0;; spins++) {
+        unsigned char pending = RUN_PENDING;
+        if (atomic_compare_exchange_weak_explicit(&op->run_state, &pending, RUN_NONE,
+                                                  memory_order_acq_rel, memory_order_relaxed)) {
+            run_op(op, false);
+            break;
+        }
+        if (pending == RUN_NONE)
+            break;
+        if (spins < 256)
+            myr_cpu_relax();
+        else
+            sched_yield();   /* the waiter's kernel thread was preempted */
+    }
     op_drop(op);
     return NULL;
 }
@@ -520,7 +540,7 @@ start_op(struct myr_coll_nb_op *op, MPI_Comm comm, myr_rank *self, const char *c
     atomic_init(&op->at.arrived, false);
     if (fn) {
         op->flags |= OP_RUNNER;
-        atomic_init(&op->runnable, false);   /* until launch_runner spawns its runner */
+        atomic_init(&op->run_state, RUN_NONE);   /* until launch_runner spawns its runner */
         atomic_init(&op->holders, 1);
     }
     myr_coll_nb_queue *q = op->queue = queue_of(comm, self);
