@@ -200,15 +200,13 @@ static inline void coll_note_comm(myr_rank *self, MPI_Comm comm)
  * `a` NULL: a barrier. */
 int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const char **why);
 /* A nonblocking Barrier, small Allreduce, Reduce or Bcast of such a
- * communicator as one round of the process's members (procs.c): the size
- * of what it keeps in its operation; prepare fills `state` at the start
- * and returns the members' communicator, whose round the operation
- * arrives at, or NULL when the collective does not run so (it then runs
- * coll_procs_run on a ULT); arrive, just before the member arrives, tells
- * the round what it needs of it (for the leader: the hook). */
-size_t coll_procs_nb_size(void);
-MPI_Comm coll_procs_nb_prepare(MPI_Comm comm, myr_rank *self, const myr_coll_args *a,
-                               void *state);
+ * communicator as one round of the process's members (procs.c): new
+ * returns what the operation keeps for it (malloc'd) and sets *sub to the
+ * members' communicator, whose round it arrives at; NULL when the
+ * collective does not run so (it then runs coll_procs_run on a ULT).
+ * arrive, just before the member arrives, tells the round what it needs
+ * of it (for the leader: the hook). */
+void *coll_procs_nb_new(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, MPI_Comm *sub);
 void coll_procs_nb_arrive(void *state, coll_state *s);
 /* myr_coll_comm_split of such a parent. */
 /* The shared object of a new communicator spanning processes, for its

@@ -622,14 +622,10 @@ static int start_across_processes(MPI_Comm comm, myr_rank *self, const char *cal
                                   struct myr_coll_nb_op *op, myr_coll_nb_cleanup cleanup,
                                   MPI_Request *request)
 {
-    void *state = malloc(coll_procs_nb_size());
-    MPI_Comm sub = state ? coll_procs_nb_prepare(comm, self, (const myr_coll_args *)op->args,
-                                                 state)
-                         : NULL;
-    if (!sub) {
-        free(state);
+    MPI_Comm sub;
+    void *state = coll_procs_nb_new(comm, self, (const myr_coll_args *)op->args, &sub);
+    if (!state)
         return start(comm, self, call, run_across_processes, NULL, 0, cleanup, request, op);
-    }
     op->round_comm = sub;
     op->procs = state;
     op->flags |= OP_PROCS;

@@ -933,10 +933,10 @@ static int allreduce_small_hook(void *arg, const char **why)
     return outcome(c, why);
 }
 
-static bool allreduce_small_fits(const call *c, int count, MPI_Datatype type, MPI_Op op)
+static bool allreduce_small_fits(const coll_span *sp, int count, MPI_Datatype type, MPI_Op op)
 {
     return (long)count * type->size <= SMALL_ALLREDUCE_MAX &&
-           (c->sp->ordered || myr_op_commutative(op));
+           (sp->ordered || myr_op_commutative(op));
 }
 
 /* root < 0: Allreduce; else a Reduce to root, the same way. */
@@ -955,7 +955,7 @@ static void reduce(myr_rank *self, call *c, const void *sbuf, void *rbuf, int co
                    MPI_Datatype type, MPI_Op op, int root)
 {
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    if (allreduce_small_fits(c, count, type, op)) {
+    if (allreduce_small_fits(c->sp, count, type, op)) {
         allreduce_small(self, c, sbuf, rbuf, count, type, op, root);
         return;
     }
@@ -1993,30 +1993,50 @@ typedef struct coll_procs_nb {
     bool has_args;
 } coll_procs_nb;
 
-size_t coll_procs_nb_size(void)
+/* Whether one round of the members does `a` (see above). */
+static bool nb_round_fits(const coll_span *sp, const myr_coll_args *a)
 {
-    return sizeof(coll_procs_nb);
+    if (sp->nlocal < 2)
+        return false;   /* alone in its process: no round to wait in */
+    switch (a->kind) {
+    case MYR_COLL_BARRIER:
+        return true;
+    case MYR_COLL_ALLREDUCE:
+    case MYR_COLL_REDUCE:
+        return allreduce_small_fits(sp, a->count, a->type, a->op);
+    case MYR_COLL_BCAST:
+        return (long)a->count * a->type->size <= SMALL_BCAST_MAX;
+    default:
+        return false;
+    }
 }
 
-MPI_Comm coll_procs_nb_prepare(MPI_Comm comm, myr_rank *self, const myr_coll_args *a,
-                               void *state)
+void *coll_procs_nb_new(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, MPI_Comm *sub)
 {
-    coll_procs_nb *n = state;
+    if (!nb_round_fits(span_of(comm), a))
+        return NULL;
+    coll_procs_nb *n = malloc(sizeof *n);
+    if (!n)
+        return NULL;   /* then a runner, which needs no more memory here */
     call *c = &n->c;
     call_init(c, comm, self);
-    if (c->sp->nlocal < 2)
-        return NULL;   /* alone in its process: no round to wait in */
+    *sub = c->sub;
     switch (a->kind) {
     case MYR_COLL_BARRIER:
         n->has_args = false;
         n->barrier = (leaders_args){self, c};
         n->hook = leaders_barrier;
         n->hook_arg = &n->barrier;
-        return c->sub;
-    case MYR_COLL_ALLREDUCE:
-    case MYR_COLL_REDUCE: {
-        if (!allreduce_small_fits(c, a->count, a->type, a->op))
-            return NULL;
+        break;
+    case MYR_COLL_BCAST:
+        n->has_args = true;
+        n->bcast = (small_bcast){self, c, a->count, a->type, a->root};
+        n->mine = (member_args){.out = a->rbuf, .bytes = (size_t)a->count * a->type->size,
+                                .type = a->type, .root = a->root};
+        n->hook = bcast_small_hook;
+        n->hook_arg = &n->bcast;
+        break;
+    default: {   /* Allreduce, Reduce */
         int root = a->kind == MYR_COLL_REDUCE ? a->root : -1;
         c->op_tag = op_tag(a->op);
         n->has_args = true;
@@ -2026,21 +2046,9 @@ MPI_Comm coll_procs_nb_prepare(MPI_Comm comm, myr_rank *self, const myr_coll_arg
                                 .op = a->op, .root = root};
         n->hook = allreduce_small_hook;
         n->hook_arg = &n->allreduce;
-        return c->sub;
     }
-    case MYR_COLL_BCAST:
-        if ((long)a->count * a->type->size > SMALL_BCAST_MAX)
-            return NULL;
-        n->has_args = true;
-        n->bcast = (small_bcast){self, c, a->count, a->type, a->root};
-        n->mine = (member_args){.out = a->rbuf, .bytes = (size_t)a->count * a->type->size,
-                                .type = a->type, .root = a->root};
-        n->hook = bcast_small_hook;
-        n->hook_arg = &n->bcast;
-        return c->sub;
-    default:
-        return NULL;
     }
+    return n;
 }
 
 void coll_procs_nb_arrive(void *state, coll_state *s)
