@@ -648,7 +648,7 @@ round_wait(coll_state *s, myr_rank *self, coll_waiter *w, unsigned gen, bool spi
         myr_wait_note_set(self, &(myr_wait_note){.kind = MYR_WAIT_COLLECTIVE, .what = s,
                                                  .comm = comm});
         do
-            myr_ult_suspend_internal();
+            myr_ult_suspend_local_internal();
         while (atomic_load_explicit(&w->woken, memory_order_acquire) != gen + 1);
         myr_wait_note_clear(self);
     }

@@ -622,14 +622,15 @@ static int drive_poll(void)
 
 static const myr_ult_idle_hooks drive_network = {
     .begin = myr_net_idle_begin, .poll = drive_poll, .end = myr_net_idle_end,
-    .blocked = myr_net_blocked};
+    .blocked = myr_net_blocked, .blocked_busy = myr_net_blocked_busy};
 
 static int no_poll(void) { return 0; }
 static void no_end(void) {}
 /* Without driving, a ULT that waits leaves the watching to the comm
  * thread at once. */
 static const myr_ult_idle_hooks watch_only = {
-    .begin = myr_net_blocked, .poll = no_poll, .end = no_end, .blocked = myr_net_blocked};
+    .begin = myr_net_blocked, .poll = no_poll, .end = no_end, .blocked = myr_net_blocked,
+    .blocked_busy = myr_net_blocked};
 
 int myr_remote_start(void)
 {

@@ -18,7 +18,7 @@ static const char *versions(char *buf, size_t size)
 }
 
 __attribute__((visibility("default")))
-const myr_net_engine myr_net_engine_v6 = {
+const myr_net_engine myr_net_engine_v7 = {
     .abi = MYR_NET_ENGINE_ABI,
     .place_init = myr_wireup_place_init,
     .publish = myr_wireup_publish,
@@ -37,6 +37,7 @@ const myr_net_engine myr_net_engine_v6 = {
     .expect_begin = myr_ucx_expect_begin,
     .expect_end = myr_ucx_expect_end,
     .blocked = myr_ucx_blocked,
+    .blocked_busy = myr_ucx_blocked_busy,
     .expect_soon_begin = myr_ucx_expect_soon_begin,
     .expect_soon_end = myr_ucx_expect_soon_end,
     .watch_soon = myr_ucx_watch_soon,

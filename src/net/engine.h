@@ -10,8 +10,8 @@
 
 #include "net/net.h"
 
-#define MYR_NET_ENGINE_ABI 6
-#define MYR_NET_ENGINE_SYMBOL "myr_net_engine_v6"
+#define MYR_NET_ENGINE_ABI 7
+#define MYR_NET_ENGINE_SYMBOL "myr_net_engine_v7"
 
 /* What the engine is told, read by net.c from the environment (base/env.h
  * is libmyriad's: the engine links none of it, so that no object is in
@@ -46,6 +46,7 @@ typedef struct myr_net_engine {
     void (*expect_begin)(bool waiting);
     void (*expect_end)(void);
     void (*blocked)(void);
+    void (*blocked_busy)(void);
     void (*expect_soon_begin)(void);
     void (*expect_soon_end)(void);
     void (*watch_soon)(void);

@@ -266,6 +266,11 @@ void myr_net_blocked(void)
     engine->blocked();
 }
 
+void myr_net_blocked_busy(void)
+{
+    engine->blocked_busy();
+}
+
 void myr_net_expect_soon_begin(void)
 {
     engine->expect_soon_begin();

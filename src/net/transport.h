@@ -21,6 +21,7 @@ void myr_ucx_idle_end(void);
 void myr_ucx_expect_begin(bool waiting);
 void myr_ucx_expect_end(void);
 void myr_ucx_blocked(void);
+void myr_ucx_blocked_busy(void);
 void myr_ucx_expect_soon_begin(void);
 void myr_ucx_expect_soon_end(void);
 void myr_ucx_watch_soon(void);

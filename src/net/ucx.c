@@ -36,15 +36,18 @@
  * for it: something is in flight (a command, a send or fetch UCX has not
  * finished) or expected (myr_ucx_expect_begin: a posted receive of a
  * communicator spanning processes, a blocked probe, a synchronous send's
- * acknowledgement). Then a worker spinning for its ULT's message watches
- * (helpers), or else the comm thread, armed to wake on network events.
+ * acknowledgement). Then a worker spinning for its ULT's message, or
+ * idle and looking for work, watches (helpers), or else the comm thread,
+ * armed to wake on network events.
  * With nothing awaited, an arriving message stays in UCX until a receive
  * or probe asks for it (which watches or polls), or the comm thread's
  * next nap ends: so in a ping-pong that the waiting workers drive, the
  * comm thread mostly sleeps and no message makes the peer signal it.
  * Whoever makes the network awaited while no worker helps (a nonblocking
  * receive, the last helper leaving, a ULT blocking, a send left in
- * flight) wakes an unarmed comm thread (watch()). A nonblocking receive
+ * flight) wakes an unarmed comm thread (watch()); a ULT that blocks while
+ * its worker has others to run only for what cannot wait for that
+ * worker's idle spin (myr_ucx_blocked_busy). A nonblocking receive
  * that only an eager message fits does not, unless the comm thread's
  * sleep would last longer than MYR_NET_WATCH_SOON_NS (watch_soon): its
  * data comes with its arrival, there is nothing to drive, and its rank
@@ -461,6 +464,15 @@ void myr_ucx_expect_soon_end(void)
 void myr_ucx_blocked(void)
 {
     watch();
+}
+
+/* As a helper leaves (myr_ucx_idle_end): the worker will help again. */
+void myr_ucx_blocked_busy(void)
+{
+    if (awaited_now())
+        watch();
+    else if (atomic_load(&expected_soon) > 0)
+        myr_ucx_watch_soon();
 }
 
 /* Sequentially consistent against sleep_until_event: either the comm

@@ -25,6 +25,10 @@
 /* myr_ult_resume, myr_ult_suspend, myr_ult_yield. */
 MYR_ULT_HIDDEN int myr_ult_resume_slow(myr_ult_t *ult);
 MYR_ULT_HIDDEN int myr_ult_suspend_internal(void);
+/* A suspend for what only threads of this process complete (a collocated
+ * round): the idle hooks' `blocked` does not run, since this wait gives
+ * the network no reason to need a watcher (the waits that do call it). */
+MYR_ULT_HIDDEN int myr_ult_suspend_local_internal(void);
 MYR_ULT_HIDDEN void myr_ult_yield_internal(void);
 /* A detached ULT whose handle is stored in *handle before it can run;
  * the handle stays valid only until the ULT begins (the caller must know
@@ -99,19 +103,24 @@ static inline bool myr_ult_may_spin(void)
  * workers. Before the ULTs that wait start. */
 MYR_ULT_HIDDEN void myr_ult_expect_outside_completions(void);
 /* Work an idle worker can do for a layer above while one of its ULTs
- * spins waiting (myr_ult_spin_while_idle): drive the network itself, so
- * that a completion needs no other thread. begin/end bracket a spin; poll
- * runs every few turns of it and returns MYR_ULT_IDLE_* bits (MOVED: it
- * did something, or something is under way, so the spin's budget starts
- * again; YIELD: what is under way needs a CPU of another thread, give
- * this one away at this turn); blocked runs when
- * a ULT suspends (it stops watching: someone else may have to). Set once,
- * before the ULTs that wait start. */
+ * spins waiting (myr_ult_spin_while_idle), and while it looks for work
+ * before it sleeps: drive the network itself, so that a completion needs
+ * no other thread. begin/end bracket a spin; poll runs every few turns of
+ * it and returns MYR_ULT_IDLE_* bits (MOVED: it did something, or
+ * something is under way, so the spin's budget starts again; YIELD: what
+ * is under way needs a CPU of another thread, give this one away at this
+ * turn). blocked runs when a ULT suspends with nothing else for its
+ * worker to run, and when an idle worker goes to sleep: nobody here
+ * watches any more, someone else may have to. blocked_busy runs instead
+ * when the worker has other ULTs to run: it comes back to watch once they
+ * stop, so only what cannot wait for that needs another watcher. Set
+ * once, before the ULTs that wait start. */
 typedef struct myr_ult_idle_hooks {
     void (*begin)(void);
     int (*poll)(void);
     void (*end)(void);
     void (*blocked)(void);
+    void (*blocked_busy)(void);
 } myr_ult_idle_hooks;
 enum { MYR_ULT_IDLE_MOVED = 1, MYR_ULT_IDLE_YIELD = 2 };
 MYR_ULT_HIDDEN void myr_ult_set_idle_hooks(const myr_ult_idle_hooks *hooks);

@@ -761,10 +761,19 @@ static myr_ult *find_work(myr_worker *w)
      * worker costs a few hundred wake-ups a second at most. */
     long nap_min = myr_rt.steal_delay_ns > 10000 ? myr_rt.steal_delay_ns : 10000;
     long nap = nap_min;
+    /* While it looks, the worker drives the network for its ULTs that
+     * wait on it (suspended beside others: blocked_busy), and before it
+     * sleeps hands the watching over (blocked). */
+    const myr_ult_idle_hooks *hooks =
+        atomic_load_explicit(&myr_rt.idle_hooks, memory_order_acquire);
+    if (hooks)
+        hooks->begin();
     for (unsigned round = 0;; round++) {
         if ((u = local_next(w)) || (may_steal && (u = steal(w))))
             break;
         if (atomic_load_explicit(&myr_rt.shutdown, memory_order_acquire))
+            break;
+        if (hooks && (hooks->poll() & MYR_ULT_IDLE_MOVED) && (u = local_next(w)))
             break;
         if (round % 16 != 15) {
             if (myr_rt.spin_yield)
@@ -784,6 +793,10 @@ static myr_ult *find_work(myr_worker *w)
         /* Sleep (see the protocol at the top of this file): as a watcher,
          * with a timeout, while other workers' single ULTs wait or quiet
          * pushes went on since the last look; else until woken. */
+        if (hooks) {
+            hooks->end();
+            hooks->blocked();
+        }
         atomic_store(&w->sleep_state, WORKER_SLEEPING);
         atomic_fetch_add(&myr_rt.n_sleeping, 1);
         atomic_fetch_sub(&myr_rt.watchers, 1);
@@ -804,12 +817,16 @@ static myr_ult *find_work(myr_worker *w)
         atomic_fetch_sub(&myr_rt.n_sleeping, 1);
         if (!watch)
             atomic_fetch_add(&myr_rt.watchers, 1);
+        if (hooks)
+            hooks->begin();
         may_steal = true;
         /* After a nap, one look and back to sleep; after a wake-up, the
          * usual spin. */
         spin_until = napped ? 0 : (yielded = now_ns()) + myr_rt.spin_ns;
         nap = napped ? (nap < 16 * nap_min ? 2 * nap : nap) : nap_min;
     }
+    if (hooks)
+        hooks->end();
     atomic_fetch_sub(&myr_rt.watchers, 1);
     atomic_store_explicit(&w->looking, 0, memory_order_relaxed);
     /* More ready work than the one ULT we take: let a sleeper steal it. */
@@ -878,12 +895,8 @@ static void cb_suspend(void *arg)
     push_local(u->worker, u);
 }
 
-int myr_ult_suspend_internal(void)
+int myr_ult_suspend_local_internal(void)
 {
-    const myr_ult_idle_hooks *hooks =
-        atomic_load_explicit(&myr_rt.idle_hooks, memory_order_relaxed);
-    if (__builtin_expect(hooks != NULL, 0))
-        hooks->blocked();
     myr_worker *w = myr_worker_current();
     myr_ult *cur = w ? w->current : NULL;
     if (!cur)
@@ -898,6 +911,20 @@ int myr_ult_suspend_internal(void)
     else
         ult_switch_to_sched(w, cur, cb_suspend, false);
     return MYR_OK;
+}
+
+int myr_ult_suspend_internal(void)
+{
+    const myr_ult_idle_hooks *hooks =
+        atomic_load_explicit(&myr_rt.idle_hooks, memory_order_relaxed);
+    if (__builtin_expect(hooks != NULL, 0)) {
+        myr_worker *w = myr_worker_current();
+        if (w && myr_worker_has_work(w))
+            hooks->blocked_busy();  /* find_work watches after the others */
+        else
+            hooks->blocked();
+    }
+    return myr_ult_suspend_local_internal();
 }
 int myr_ult_suspend(void) __attribute__((alias("myr_ult_suspend_internal")));
 
