@@ -37,7 +37,10 @@ const myr_env_var myr_env_table[MYR_ENV_COUNT_] = {
         "workers, where it is `none` (pinned, the ranks of such a job would "
         "all sit on the first cores, the same ones for every such job on "
         "the node: two jobs of one rank each ran on CPU 0 at half speed "
-        "while CPU 1 idled)."},
+        "while CPU 1 idled), and in a job with more OS processes on the node "
+        "than CPUs, whose processes `mpiexec` does not pin either (pinned, "
+        "they cannot leave a CPU that another program wants: "
+        "docs/mpiexec.md)."},
     [MYR_ENV_SPIN_US] = {
         "MYR_SPIN_US", "50",
         "Microseconds an idle worker keeps looking for work before it sleeps "

@@ -222,6 +222,10 @@ static void share_node(myr_config_t *config, const myr_net_place *place)
     if (!w)
         config->workers = (int)workers;
     config->first_cpu = (int)((place->node_index * workers) % allowed);
+    /* More processes than CPUs: unpinned (mpiexec's reason, launcher.c). */
+    const char *b = myr_env_get(MYR_ENV_BIND);
+    if (place->node_procs > allowed && (!b || strcmp(b, "auto") == 0))
+        config->bind = -1;
 }
 
 /* MYR_BIND=auto: pin the workers only when each has ranks to run. With
@@ -232,8 +236,8 @@ static void share_node(myr_config_t *config, const myr_net_place *place)
 static void bind_when_every_worker_has_ranks(myr_config_t *config, long nranks)
 {
     const char *b = myr_env_get(MYR_ENV_BIND);
-    if (b && strcmp(b, "auto") != 0)
-        return;   /* said */
+    if ((b && strcmp(b, "auto") != 0) || config->bind < 0)
+        return;   /* said, or share_node's */
     long workers = config->workers;
     const char *w = myr_env_get(MYR_ENV_WORKERS);
     if (workers <= 0 && w)
