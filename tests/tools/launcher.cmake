@@ -64,7 +64,7 @@ add_test(NAME tools.launch.default_workers_are_the_process_share_of_the_cpus
 
 launch_test(verbose_says_how_the_processes_are_set_up ${expect_output} 0
   "^mpiexec: 10 ranks in 3 OS processes of 4, PMIx server of "
-  "^mpiexec: process 2 \\(ranks 8-9\\): process id [0-9]+, CPUs [0-9,-]+, [0-9]+ workers?$"
+  "^mpiexec: process 2 \\(ranks 8-9\\): process id [0-9]+, CPUs ([0-9,-]+|any CPU), [0-9]+ workers?$"
   -- ${mpiexec} -v -n 10 -nfg 4 ${place})
 
 # ---- the job's status ----------------------------------------------------
