@@ -19,7 +19,7 @@
  *            round by the blocking round's tree. So a collective waited
  *            for at once costs the blocking algorithm plus a request, and
  *            the completer's part is only the collective's work.
- *            A Barrier, a small Allreduce, Reduce or Bcast of a
+ *            A Barrier, a small Allreduce, Reduce, Bcast or Allgather of a
  *            communicator spanning OS processes is a round of the
  *            process's members (`round_comm`) whose hook, the leader's
  *            part across processes, runs on one ULT for the process
@@ -616,8 +616,8 @@ static int run_across_processes(MPI_Comm comm, myr_rank *self, void *args, const
 }
 
 /* Start a collective of a communicator spanning processes: a round of the
- * process's members with its hook (a Barrier, a small Allreduce, Reduce or Bcast:
- * procs.c) or else a runner. */
+ * process's members with its hook (a Barrier, a small Allreduce, Reduce,
+ * Bcast or Allgather: procs.c) or else a runner. */
 static int start_across_processes(MPI_Comm comm, myr_rank *self, const char *call,
                                   struct myr_coll_nb_op *op, myr_coll_nb_cleanup cleanup,
                                   MPI_Request *request)

@@ -48,7 +48,9 @@ typedef struct member_args {
     void *out;
     size_t bytes;
     MPI_Op op;
-    MPI_Datatype type;     /* a small Bcast's: each member's own */
+    MPI_Datatype type;     /* a small Bcast's or Allgather's: each member's own */
+    MPI_Datatype in_type;  /* a small Allgather's: its send type */
+    size_t out_bytes;      /* and the bytes of one block it receives */
     int root;
 } member_args;
 
@@ -1483,6 +1485,96 @@ static void allgatherv_hier(myr_rank *self, call *c, const myr_coll_args *a)
     region_release(&whole);
 }
 
+/* A small Allgather in one round of the process's members, as a small
+ * Allreduce: each puts its buffers in the span, and the leader, once all
+ * have arrived, packs their blocks in rank order, swaps its process's
+ * with the other leaders and copies the whole into every member's buffer
+ * (each with its own types) before the release. Where a gather, the
+ * leaders' exchange and a broadcast were two rounds of the members. Only
+ * for an ordered span: a process's blocks are then one piece. */
+enum { SMALL_ALLGATHER_MAX = 8192 };
+
+typedef struct small_allgather {
+    myr_rank *self;
+    call *c;
+    size_t bytes;          /* of one rank's block (the leader's receive block) */
+} small_allgather;
+
+static bool allgather_small_fits(const coll_span *sp, const myr_coll_args *a)
+{
+    return a->kind == MYR_COLL_ALLGATHER && sp->ordered &&
+           (long long)sp->size * a->rcount * a->rtype->size <= SMALL_ALLGATHER_MAX;
+}
+
+/* A member's part of it: its send block (in place: its block of rbuf). */
+static member_args allgather_member(const call *c, const myr_coll_args *a)
+{
+    member_args m = {.out = a->rbuf, .type = a->rtype,
+                     .out_bytes = (size_t)a->rcount * a->rtype->size};
+    if (a->sbuf == MPI_IN_PLACE) {   /* its send count and type are ignored */
+        m.in = at(a->rbuf, a->rtype, (long)c->me * a->rcount);
+        m.in_type = a->rtype;
+        m.bytes = m.out_bytes;
+    } else {
+        m.in = a->sbuf;
+        m.in_type = a->stype;
+        m.bytes = (size_t)a->scount * a->stype->size;
+    }
+    return m;
+}
+
+static int allgather_small_hook(void *arg, const char **why)
+{
+    small_allgather *x = arg;
+    call *c = x->c;
+    const coll_span *sp = c->sp;
+    int nl = sp->nlocal, n = sp->nprocs, p = sp->my_proc;
+    size_t b = x->bytes;
+    for (int i = 0; i < nl && c->err == MPI_SUCCESS; i++)
+        if (sp->args[i].bytes != b || sp->args[i].out_bytes != b)
+            fail(c, MPI_ERR_COUNT, "the ranks of one OS process passed MPI_Allgather different "
+                 "amounts of data (counts or types)");
+    void *block;
+    char *all = buffer_for(MPI_BYTE, (int)(b * (size_t)sp->size), &block);
+    if (!all)
+        no_memory(c);
+    if (c->err == MPI_SUCCESS)
+        for (int i = 0; i < nl; i++)
+            myr_datatype_transfer(all + (size_t)sp->local_rank[i] * b, MPI_BYTE,
+                                  sp->args[i].in, sp->args[i].in_type, b);
+    /* Any error is carried to the other leaders by the messages (lib_send). */
+    lib_request **reqs = calloc((size_t)n, sizeof *reqs);
+    if (!reqs)
+        no_memory(c);
+    for (int q = 0; reqs && q < n; q++)
+        if (q != p)
+            reqs[q] = lib_irecv(x->self, c, all ? all + (size_t)sp->leader[q] * b : NULL,
+                                all ? (int)(b * (size_t)sp->proc_count[q]) : 0, MPI_BYTE,
+                                sp->leader[q], TAG_GATHER);
+    for (int k = 1; k < n; k++) {
+        int q = (p + k) % n;
+        lib_send(x->self, c, all ? all + (size_t)sp->leader[p] * b : NULL,
+                 all ? (int)(b * (size_t)sp->proc_count[p]) : 0, MPI_BYTE, sp->leader[q],
+                 TAG_GATHER);
+    }
+    for (int q = 0; reqs && q < n; q++)
+        lib_wait(x->self, c, reqs[q]);
+    free(reqs);
+    for (int i = 0; c->err == MPI_SUCCESS && i < nl; i++)
+        myr_datatype_transfer(sp->args[i].out, sp->args[i].type, all, MPI_BYTE,
+                              b * (size_t)sp->size);
+    if (all)
+        scratch_put(block);
+    return outcome(c, why);
+}
+
+static void allgather_small(myr_rank *self, call *c, const myr_coll_args *a)
+{
+    c->sp->args[c->sp->sub_of[c->me]] = allgather_member(c, a);
+    small_allgather x = {self, c, (size_t)a->rcount * a->rtype->size};
+    local_hooked(self, c, allgather_small_hook, &x);
+}
+
 /* Alltoall of small blocks: a rank's blocks for other processes go through
  * the leaders (gathered, one message per pair of processes, scattered);
  * blocks between collocated ranks by the process's own alltoall. For
@@ -1973,9 +2065,9 @@ static void reduce_scatter(myr_rank *self, call *c, const myr_coll_args *a)
 
 /* ---- nonblocking: one round of the members, the leader's part on one ULT ---
  *
- * A nonblocking Barrier, or Allreduce, Reduce or Bcast of small data, of
- * such a communicator is what its blocking form is (barrier,
- * allreduce_small, bcast_small): one round of the process's members
+ * A nonblocking Barrier, or Allreduce, Reduce, Bcast or Allgather of small
+ * data, of such a communicator is what its blocking form is (barrier,
+ * allreduce_small, bcast_small, allgather_small): one round of the process's members
  * whose release waits for the leader's part across processes (the hook),
  * but the members arrive without waiting (nbc.c, round.c's nonblocking
  * rounds) and the hook runs on one ULT for the process, started by the
@@ -1989,7 +2081,8 @@ typedef struct coll_procs_nb {
     leaders_args barrier;
     small_allreduce allreduce;
     small_bcast bcast;
-    member_args mine;      /* a member's buffers (allreduce_small, bcast_small) */
+    small_allgather allgather;
+    member_args mine;      /* a member's buffers (the small ones above) */
     bool has_args;
 } coll_procs_nb;
 
@@ -2006,6 +2099,8 @@ static bool nb_round_fits(const coll_span *sp, const myr_coll_args *a)
         return allreduce_small_fits(sp, a->count, a->type, a->op);
     case MYR_COLL_BCAST:
         return (long)a->count * a->type->size <= SMALL_BCAST_MAX;
+    case MYR_COLL_ALLGATHER:
+        return allgather_small_fits(sp, a);
     default:
         return false;
     }
@@ -2035,6 +2130,13 @@ void *coll_procs_nb_new(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, M
                                 .type = a->type, .root = a->root};
         n->hook = bcast_small_hook;
         n->hook_arg = &n->bcast;
+        break;
+    case MYR_COLL_ALLGATHER:
+        n->has_args = true;
+        n->allgather = (small_allgather){self, c, (size_t)a->rcount * a->rtype->size};
+        n->mine = allgather_member(c, a);
+        n->hook = allgather_small_hook;
+        n->hook_arg = &n->allgather;
         break;
     default: {   /* Allreduce, Reduce */
         int root = a->kind == MYR_COLL_REDUCE ? a->root : -1;
@@ -2103,7 +2205,9 @@ int coll_procs_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const 
         break;
     case MYR_COLL_ALLGATHER:
     case MYR_COLL_ALLGATHERV:
-        if (c.sp->ordered)
+        if (allgather_small_fits(c.sp, a))
+            allgather_small(self, &c, a);
+        else if (c.sp->ordered)
             allgatherv_hier(self, &c, a);
         else
             allgatherv_flat(self, &c, a);
