@@ -279,23 +279,45 @@ static void wake(coll_state *s, int r, unsigned gen)
     wake_ahead(s, r, gen, false);
 }
 
-/* Wake rank r as the next link of its group's chain (see the model), and
- * start loading what it reads first when it runs: its stack top, its rank
- * state's first two lines and its slot. */
-static void wake_link(coll_state *s, const coll_group *grp, int r, unsigned gen)
+/* Start loading what rank r reads first when it runs: its rank state's
+ * first two lines and its slot. */
+static void prefetch_link(coll_state *s, int r)
 {
-    wake_ahead(s, r, gen, true);
-    myr_ult_resume_batch_end();
     const char *rank = (const char *)coll_state_rank(s, r);
     __builtin_prefetch(rank);
     __builtin_prefetch(rank + MYR_FETCH_LINE);
     __builtin_prefetch(&s->slots[r], 1);
-    /* And the descriptor of the rank that r wakes in its turn (in the
-     * group: the next group's ranks run on another worker). */
-    if (r + 1 < grp->first + grp->size) {
+}
+
+/* Wake rank r as the next link of its group's chain (see the model), and
+ * start loading what the next two links need: the stack top, rank state
+ * and slot of the rank that r wakes in its turn (r's own were asked for
+ * by the previous link; its descriptor, with the saved stack pointer, by
+ * the one before), and the descriptor of the rank after that. One link
+ * ahead, a rank's lines had only the rest of the previous rank's turn to
+ * come from memory, which is shorter than the trip once a worker's ranks
+ * no longer fit its caches (measured, W = 2: a barrier of 16384 ranks
+ * 4.0-4.4 -> 2.0-3.1 ms, of 65536 11.0-12.3 -> 8.6-11.0 ms; 2048 and 4096
+ * the same within the noise; three links ahead no better). The rest of a
+ * group's ranks are suspended in the round until their link, so their
+ * waiter entries hold their descriptors (in the group: the next group's
+ * ranks run on another worker). */
+static void wake_link(coll_state *s, const coll_group *grp, int r, unsigned gen)
+{
+    wake_ahead(s, r, gen, true);
+    myr_ult_resume_batch_end();
+    prefetch_link(s, r);
+    int end = grp->first + grp->size;
+    if (r + 1 < end) {
         myr_ult_t *next = atomic_load_explicit(&s->waiters[r + 1].ult, memory_order_relaxed);
-        if (next != WAITER_TAKEN)
-            myr_ult_prefetch_for_resume(next);
+        if (next && next != WAITER_TAKEN)
+            myr_ult_prefetch_stack(next);
+        prefetch_link(s, r + 1);
+    }
+    if (r + 2 < end) {
+        myr_ult_t *after = atomic_load_explicit(&s->waiters[r + 2].ult, memory_order_relaxed);
+        if (after != WAITER_TAKEN)
+            myr_ult_prefetch_for_resume(after);
     }
 }
 
