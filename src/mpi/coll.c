@@ -130,6 +130,27 @@ static int check_alias(const char *call, MPI_Comm comm, const void *sbuf, const 
                          in_place_allowed ? " (pass MPI_IN_PLACE as sendbuf instead)" : "");
 }
 
+/* Whether `buf` is exactly the block `block` (elements of t from `base`,
+ * at `displ` elements of t) of the other buffer: a rank's own data that
+ * the call would copy onto itself, which MPI's aliasing rule forbids and
+ * MPI_IN_PLACE expresses (a gather's or allgather's sendbuf at its own
+ * block of recvbuf, a scatter's recvbuf at the root's block of sendbuf).
+ * Only the exact address is caught, as MPICH does: a partial overlap
+ * cannot be told apart from a valid layout with derived types. */
+static bool is_own_block(const void *buf, const void *base, MPI_Aint displ, MPI_Datatype t)
+{
+    return buf && buf != MPI_IN_PLACE &&
+           (uintptr_t)buf == (uintptr_t)base + (uintptr_t)(displ * t->extent);
+}
+
+static int own_block_error(const char *call, MPI_Comm comm, const char *buf,
+                           const char *other, int block, const char *in_place)
+{
+    return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
+                         "%s is the block of rank %d in %s (the same memory; pass "
+                         "MPI_IN_PLACE as %s instead)", buf, block, other, in_place);
+}
+
 /* MPI_IN_PLACE passed by a rank that is not the root, where only the
  * root may pass it. */
 static int check_in_place_at_root(const char *call, MPI_Comm comm, const void *buf,
@@ -175,8 +196,13 @@ static int check_gather(const char *call, MPI_Comm comm, int me, const myr_coll_
               (err = check_data_v(call, comm, a->rbuf, "recvbuf", a->rcounts, "recvcounts",
                                   a->rtype, size))))
         return err;
-    return check_alias(call, comm, a->sbuf, a->rbuf,
-                       !in_place && a->scount > 0 && a->stype->size > 0, true);
+    bool data = !in_place && a->scount > 0 && a->stype->size > 0;
+    if ((err = check_alias(call, comm, a->sbuf, a->rbuf, data, true)))
+        return err;
+    if (data && is_own_block(a->sbuf, a->rbuf,
+                             v ? (MPI_Aint)a->rdispls[me] : (MPI_Aint)me * a->rcount, a->rtype))
+        return own_block_error(call, comm, "sendbuf", "recvbuf", me, "sendbuf");
+    return MPI_SUCCESS;
 }
 
 static int check_scatter(const char *call, MPI_Comm comm, int me, const myr_coll_args *a)
@@ -201,14 +227,18 @@ static int check_scatter(const char *call, MPI_Comm comm, int me, const myr_coll
               (err = check_data_v(call, comm, a->sbuf, "sendbuf", a->scounts, "sendcounts",
                                   a->stype, size))))
         return err;
-    if (a->sbuf == a->rbuf && !in_place && a->rcount > 0 && a->rtype->size > 0)
+    bool data = !in_place && a->rcount > 0 && a->rtype->size > 0;
+    if (a->sbuf == a->rbuf && data)
         return myr_mpi_error(comm, MPI_ERR_BUFFER, call,
                              "sendbuf and recvbuf are the same buffer "
                              "(pass MPI_IN_PLACE as recvbuf instead)");
+    if (data && is_own_block(a->rbuf, a->sbuf,
+                             v ? (MPI_Aint)a->sdispls[me] : (MPI_Aint)me * a->scount, a->stype))
+        return own_block_error(call, comm, "recvbuf", "sendbuf", me, "recvbuf");
     return MPI_SUCCESS;
 }
 
-static int check_allgather(const char *call, MPI_Comm comm, const myr_coll_args *a)
+static int check_allgather(const char *call, MPI_Comm comm, int me, const myr_coll_args *a)
 {
     int err, size = myr_comm_size(comm);
     bool in_place = a->sbuf == MPI_IN_PLACE;
@@ -227,8 +257,15 @@ static int check_allgather(const char *call, MPI_Comm comm, const myr_coll_args 
                                    a->rtype, size))) {
         return err;
     }
-    return check_alias(call, comm, a->sbuf, a->rbuf,
-                       !in_place && a->scount > 0 && a->stype->size > 0, true);
+    bool data = !in_place && a->scount > 0 && a->stype->size > 0;
+    if ((err = check_alias(call, comm, a->sbuf, a->rbuf, data, true)))
+        return err;
+    if (data && is_own_block(a->sbuf, a->rbuf,
+                             a->kind == MYR_COLL_ALLGATHER ? (MPI_Aint)me * a->rcount
+                                                           : (MPI_Aint)a->rdispls[me],
+                             a->rtype))
+        return own_block_error(call, comm, "sendbuf", "recvbuf", me, "sendbuf");
+    return MPI_SUCCESS;
 }
 
 /* Alltoallw's arrays of types: each one with data must be a usable type. */
@@ -387,11 +424,16 @@ static bool args_usual_ok(MPI_Comm comm, int me, const myr_coll_args *a)
         return root_ok && side_ok(a->rbuf, a->count, a->type);
     case MYR_COLL_GATHER:
         return root_ok && side_ok(a->sbuf, a->scount, a->stype) &&
-               (!at_root || (side_ok(a->rbuf, a->rcount, a->rtype) && a->sbuf != a->rbuf));
+               (!at_root || (side_ok(a->rbuf, a->rcount, a->rtype) && a->sbuf != a->rbuf &&
+                             !is_own_block(a->sbuf, a->rbuf, (MPI_Aint)me * a->rcount, a->rtype)));
     case MYR_COLL_SCATTER:
         return root_ok && side_ok(a->rbuf, a->rcount, a->rtype) &&
-               (!at_root || (side_ok(a->sbuf, a->scount, a->stype) && a->sbuf != a->rbuf));
+               (!at_root || (side_ok(a->sbuf, a->scount, a->stype) && a->sbuf != a->rbuf &&
+                             !is_own_block(a->rbuf, a->sbuf, (MPI_Aint)me * a->scount, a->stype)));
     case MYR_COLL_ALLGATHER:
+        return side_ok(a->sbuf, a->scount, a->stype) && side_ok(a->rbuf, a->rcount, a->rtype) &&
+               a->sbuf != a->rbuf &&
+               !is_own_block(a->sbuf, a->rbuf, (MPI_Aint)me * a->rcount, a->rtype);
     case MYR_COLL_ALLTOALL:
         return side_ok(a->sbuf, a->scount, a->stype) && side_ok(a->rbuf, a->rcount, a->rtype) &&
                a->sbuf != a->rbuf;
@@ -429,7 +471,7 @@ static int check_args(const char *call, MPI_Comm comm, myr_rank *self, const myr
         return check_scatter(call, comm, me, a);
     case MYR_COLL_ALLGATHER:
     case MYR_COLL_ALLGATHERV:
-        return check_allgather(call, comm, a);
+        return check_allgather(call, comm, me, a);
     case MYR_COLL_ALLTOALL:
     case MYR_COLL_ALLTOALLV:
     case MYR_COLL_ALLTOALLW:

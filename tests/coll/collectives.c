@@ -1270,6 +1270,31 @@ static void bad_arguments_return_errors(void)
     EXPECT(MPI_Allgatherv(buf, 1, MPI_INT, buf2, neg, ones, MPI_INT, w), MPI_ERR_COUNT);
     EXPECT(MPI_Allgatherv(buf, 1, MPI_INT, NULL, ones, ones, MPI_INT, w), MPI_ERR_BUFFER);
     EXPECT(MPI_Allgatherv(MPI_IN_PLACE, 1, MPI_INT, buf2, ones, ones, loose, w), MPI_ERR_TYPE);
+    /* sendbuf at the rank's own block of recvbuf (or recvbuf at the root's
+     * block of sendbuf): the same memory, which only the calling rank sees
+     * (MPICH's errors/coll/noalias2, where the others never call) */
+    EXPECT(MPI_Allgather(buf + rank, 1, MPI_INT, buf, 1, MPI_INT, w), MPI_ERR_BUFFER);
+    int *twos = ints((size_t)size, 2), *evens = ints((size_t)size, 0);
+    for (int r = 0; r < size; r++)
+        evens[r] = 2 * r;
+    EXPECT(MPI_Allgatherv(buf + 2 * rank, 2, MPI_INT, buf, twos, evens, MPI_INT, w),
+           MPI_ERR_BUFFER);
+    EXPECT(MPI_Gather(buf + 3 * rank, non_root_count * 3, MPI_INT, buf, 3, MPI_INT, root, w),
+           is_root ? MPI_ERR_BUFFER : MPI_ERR_COUNT);
+    EXPECT(MPI_Gatherv(buf + 2 * rank, non_root_count * 2, MPI_INT, buf, twos, evens, MPI_INT,
+                       root, w), is_root ? MPI_ERR_BUFFER : MPI_ERR_COUNT);
+    EXPECT(MPI_Scatter(buf, 2, MPI_INT, buf + 2 * rank, non_root_count * 2, MPI_INT, root, w),
+           is_root ? MPI_ERR_BUFFER : MPI_ERR_COUNT);
+    EXPECT(MPI_Scatterv(buf, twos, evens, MPI_INT, buf + 2 * rank, non_root_count * 2, MPI_INT,
+                        root, w), is_root ? MPI_ERR_BUFFER : MPI_ERR_COUNT);
+    /* nonblocking forms check the same before starting anything */
+    MPI_Request req = MPI_REQUEST_NULL;
+    EXPECT(MPI_Iallgather(buf + rank, 1, MPI_INT, buf, 1, MPI_INT, w, &req), MPI_ERR_BUFFER);
+    EXPECT(MPI_Igather(buf + rank, non_root_count, MPI_INT, buf, 1, MPI_INT, root, w, &req),
+           is_root ? MPI_ERR_BUFFER : MPI_ERR_COUNT);
+    CHECK(req == MPI_REQUEST_NULL);
+    free(twos);
+    free(evens);
 
     EXPECT(MPI_Alltoall(buf, -1, MPI_INT, buf2, 1, MPI_INT, w), MPI_ERR_COUNT);
     EXPECT(MPI_Alltoall(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, w), MPI_ERR_BUFFER);
