@@ -421,6 +421,7 @@ enum {
 #define MPI_DISTRIBUTE_CYCLIC 122
 #define MPI_DISTRIBUTE_NONE 123
 #define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+/* One type, named "MPI_C_COMPLEX" (MPI lists MPI_C_FLOAT_COMPLEX as its synonym). */
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
 /* MPI_Type_match_size */
 #define MPI_TYPECLASS_REAL 1

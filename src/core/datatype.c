@@ -106,7 +106,7 @@ BASIC(myr_mpi_type_uint64, MYR_BT_UINT64, uint64_t, "MPI_UINT64_T");
 BASIC(myr_mpi_type_aint, MYR_BT_AINT, MPI_Aint, "MPI_AINT");
 BASIC(myr_mpi_type_count, MYR_BT_COUNT, MPI_Count, "MPI_COUNT");
 BASIC(myr_mpi_type_offset, MYR_BT_OFFSET, MPI_Offset, "MPI_OFFSET");
-BASIC(myr_mpi_type_c_float_complex, MYR_BT_C_FLOAT_COMPLEX, float _Complex, "MPI_C_FLOAT_COMPLEX");
+BASIC(myr_mpi_type_c_float_complex, MYR_BT_C_FLOAT_COMPLEX, float _Complex, "MPI_C_COMPLEX");
 BASIC(myr_mpi_type_c_double_complex, MYR_BT_C_DOUBLE_COMPLEX, double _Complex, "MPI_C_DOUBLE_COMPLEX");
 BASIC(myr_mpi_type_c_long_double_complex, MYR_BT_C_LONG_DOUBLE_COMPLEX, long double _Complex, "MPI_C_LONG_DOUBLE_COMPLEX");
 /* The C++ types: the same kinds of element as their C counterparts. */

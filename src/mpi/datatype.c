@@ -866,21 +866,67 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
 
 /* ---- names ------------------------------------------------------------- */
 
+/* Names that ranks gave to predefined datatypes. MPI lets a process
+ * rename MPI_INT for itself; here the object is shared by every rank of
+ * the OS process, so each rank's name for it is kept aside: one entry per
+ * rank and predefined type renamed (renaming them is rare: a lock, and
+ * entries that live as long as the process). */
+typedef struct type_rename {
+    struct type_rename *next;
+    const myr_rank *rank;
+    MPI_Datatype type;
+    char name[MPI_MAX_OBJECT_NAME];
+} type_rename;
+
+static _Atomic(type_rename *) renames;
+static myr_spinlock renames_lock;
+
+/* The entry of (rank, type), or NULL; with `make`, a new one if none. */
+static type_rename *find_rename(const myr_rank *rank, MPI_Datatype type, bool make)
+{
+    for (type_rename *e = atomic_load_explicit(&renames, memory_order_acquire); e; e = e->next)
+        if (e->rank == rank && e->type == type)
+            return e;
+    if (!make)
+        return NULL;
+    type_rename *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->rank = rank;
+    e->type = type;
+    e->next = atomic_load_explicit(&renames, memory_order_relaxed);
+    /* Written whole before it is published: readers take no lock. */
+    atomic_store_explicit(&renames, e, memory_order_release);
+    return e;
+}
+
+static void copy_name(char *dst, const char *src)
+{
+    size_t n = strlen(src);
+    if (n > MPI_MAX_OBJECT_NAME - 1)
+        n = MPI_MAX_OBJECT_NAME - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     static const char call[] = "MPI_Type_set_name";
     int err = query(call, datatype, type_name, "type_name", NULL, NULL);
     if (err)
         return err;
-    if (datatype->predefined)
-        /* Its name is shared by every rank of the process. */
-        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
-                             "cannot rename the predefined datatype %s", datatype->name);
-    size_t n = strlen(type_name);
-    if (n > MPI_MAX_OBJECT_NAME - 1)
-        n = MPI_MAX_OBJECT_NAME - 1;
-    memcpy(datatype->namebuf, type_name, n);
-    datatype->namebuf[n] = '\0';
+    if (!datatype->predefined) {
+        copy_name(datatype->namebuf, type_name);
+        return MPI_SUCCESS;
+    }
+    myr_spin_lock(&renames_lock);
+    type_rename *e = find_rename(myr_rank_self(), datatype, true);
+    if (e)
+        copy_name(e->name, type_name);
+    myr_spin_unlock(&renames_lock);
+    if (!e)
+        return myr_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call,
+                             "out of memory for the name of %s", datatype->name);
     return MPI_SUCCESS;
 }
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name) MYR_PMPI(Type_set_name);
@@ -891,9 +937,18 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
                     "resultlen");
     if (err)
         return err;
-    size_t n = strlen(datatype->name);
-    memcpy(type_name, datatype->name, n + 1);
-    *resultlen = (int)n;
+    const char *name = datatype->name;
+    if (datatype->predefined && atomic_load_explicit(&renames, memory_order_relaxed)) {
+        /* A rank renames only for itself; another ULT of it may be
+         * renaming (MPI_THREAD_MULTIPLE): the name is read under the lock. */
+        myr_spin_lock(&renames_lock);
+        type_rename *e = find_rename(myr_rank_self(), datatype, false);
+        copy_name(type_name, e ? e->name : name);
+        myr_spin_unlock(&renames_lock);
+    } else {
+        copy_name(type_name, name);
+    }
+    *resultlen = (int)strlen(type_name);
     return MPI_SUCCESS;
 }
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)

@@ -407,6 +407,27 @@ static void names_are_set_and_read(void)
     CHECK_OK(MPI_Type_get_name(t, name, &len));
     CHECK(len == MPI_MAX_OBJECT_NAME - 1);
     CHECK_OK(MPI_Type_free(&t));
+    /* MPI_C_FLOAT_COMPLEX is a synonym of MPI_C_COMPLEX */
+    CHECK_OK(MPI_Type_get_name(MPI_C_COMPLEX, name, &len));
+    CHECK(strcmp(name, "MPI_C_COMPLEX") == 0 && len == 13);
+    /* A predefined type may be renamed, by each rank for itself (the
+     * ranks of a process share the object) */
+    int rank;
+    CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    char mine[32];
+    snprintf(mine, sizeof mine, "int of rank %d", rank);
+    if (rank % 2 == 0)
+        CHECK_OK(MPI_Type_set_name(MPI_INT, "int"));
+    CHECK_OK(MPI_Type_set_name(MPI_INT, rank % 2 ? mine : "int, again"));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));   /* every rank has renamed it */
+    CHECK_OK(MPI_Type_get_name(MPI_INT, name, &len));
+    CHECK(strcmp(name, rank % 2 ? mine : "int, again") == 0 && len == (int)strlen(name));
+    CHECK_OK(MPI_Type_get_name(MPI_DOUBLE, name, &len));
+    CHECK(strcmp(name, "MPI_DOUBLE") == 0);
+    CHECK_OK(MPI_Type_set_name(MPI_INT, longname));
+    CHECK_OK(MPI_Type_get_name(MPI_INT, name, &len));
+    CHECK(len == MPI_MAX_OBJECT_NAME - 1);
+    CHECK_OK(MPI_Type_set_name(MPI_INT, "MPI_INT"));
 }
 
 static void addresses_and_address_arithmetic(void)

@@ -86,11 +86,13 @@ static void commit_free_and_queries_check_their_arguments(void)
     MPI_Datatype v;
     CHECK_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &v));
     CHECK(MPI_Type_get_contents(v, 2, 0, 1, ints, NULL, types) == MPI_ERR_ARG);
-    CHECK(MPI_Type_set_name(MPI_INT, "mine") == MPI_ERR_TYPE);
+    CHECK(MPI_Type_set_name(MPI_DATATYPE_NULL, "mine") == MPI_ERR_TYPE);
+    CHECK(MPI_Type_set_name(MPI_INT, NULL) == MPI_ERR_ARG);
     CHECK(MPI_Type_set_name(v, NULL) == MPI_ERR_ARG);
     char name[MPI_MAX_OBJECT_NAME];
     int len;
     CHECK(MPI_Type_get_name(v, name, NULL) == MPI_ERR_ARG);
+    CHECK(MPI_Type_get_name(MPI_INT, NULL, &len) == MPI_ERR_ARG);
     CHECK_OK(MPI_Type_get_name(MPI_INT, name, &len));
     CHECK(strcmp(name, "MPI_INT") == 0);   /* the failed rename changed nothing */
     CHECK_OK(MPI_Type_free(&v));
