@@ -329,6 +329,9 @@ static int recv_result(const struct myr_mpi_request *r, const char **why)
     if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE)
         *why = "a rank received more data than its buffer holds (the ranks' counts "
                "or types disagree)";
+    else if (r->status.MPI_ERROR == MPI_ERR_TYPE)
+        *why = "a rank received data that ends inside a basic element of its type (the "
+               "ranks' types disagree)";
     else if (r->status.MPI_ERROR)
         *why = "a message between OS processes failed";
     return r->status.MPI_ERROR;
@@ -369,7 +372,7 @@ static void arrived(call *c, const struct myr_mpi_request *r, int count, MPI_Dat
     if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE)
         fail(c, MPI_ERR_TRUNCATE, "a rank of another OS process sent more data than this "
              "rank's arguments take (the ranks' counts or types disagree)");
-    else if (r->status.MPI_ERROR != MPI_SUCCESS)
+    else if (r->status.MPI_ERROR != MPI_SUCCESS && r->status.MPI_ERROR != MPI_ERR_TYPE)
         fail(c, r->status.MPI_ERROR, "a message between OS processes failed");
     else if (TAG_CARRIED(got) != MPI_SUCCESS)
         fail(c, TAG_CARRIED(got), "the collective failed in another OS process of the job "
@@ -380,7 +383,7 @@ static void arrived(call *c, const struct myr_mpi_request *r, int count, MPI_Dat
     else if (TAG_OP(got) != TAG_OP(c->op_tag))
         fail(c, MPI_ERR_OP, "ranks in different OS processes passed different ops to the "
              "reduction");
-    else if (r->status.myr_bytes != want)
+    else if (r->status.myr_bytes != want)   /* MPI_ERR_TYPE: short, too */
         fail(c, MPI_ERR_COUNT, "a rank of another OS process sent less data than this "
              "rank's arguments take (the ranks' counts or types disagree)");
 }

@@ -246,13 +246,20 @@ SEND_VARIANT(Bsend_init, MYR_MODE_BUFFERED, true)
 SEND_VARIANT(Ssend_init, MYR_MODE_SYNC, true)
 SEND_VARIANT(Rsend_init, MYR_MODE_READY, true)
 
-/* Raise the error a completed receive carries (truncation). */
+/* Raise the error a completed receive carries (truncation, a message
+ * ending inside a basic element of the receive type). */
 static int recv_result(const char *call, MPI_Comm comm, const MPI_Status *st)
 {
     if (st->MPI_ERROR == MPI_ERR_TRUNCATE)
         return myr_mpi_error(comm, MPI_ERR_TRUNCATE, call,
                              "message of %lld bytes from rank %d (tag %d) truncated "
                              "to the receive buffer",
+                             (long long)st->myr_bytes, st->MPI_SOURCE, st->MPI_TAG);
+    if (st->MPI_ERROR == MPI_ERR_TYPE)
+        return myr_mpi_error(comm, MPI_ERR_TYPE, call,
+                             "message of %lld bytes from rank %d (tag %d) ends inside a "
+                             "basic element of the receive type: the sender's and the "
+                             "receiver's type signatures do not match",
                              (long long)st->myr_bytes, st->MPI_SOURCE, st->MPI_TAG);
     return st->MPI_ERROR;
 }

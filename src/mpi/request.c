@@ -98,6 +98,10 @@ static int raise_op_error(const char *call, MPI_Comm comm, int err, const char *
     if (err == MPI_ERR_TRUNCATE)
         return myr_mpi_error(comm, err, call, "received message truncated to the "
                                               "receive buffer");
+    if (err == MPI_ERR_TYPE)
+        return myr_mpi_error(comm, err, call, "received message ends inside a basic "
+                                              "element of the receive type: the type "
+                                              "signatures do not match");
     return myr_mpi_error(comm, err, call, "the operation failed");
 }
 

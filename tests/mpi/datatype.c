@@ -603,6 +603,8 @@ static void counts_and_elements_of_derived_types(void)
         CHECK_OK(MPI_Send(s, 1, id, 1, 1, MPI_COMM_WORLD));
         CHECK_OK(MPI_Send(&s[1], 4, MPI_BYTE, 1, 1, MPI_COMM_WORLD));  /* one int's bytes */
         CHECK_OK(MPI_Send(v, 6, MPI_BYTE, 1, 2, MPI_COMM_WORLD));
+        CHECK_OK(MPI_Send(v, 6, MPI_BYTE, 1, 3, MPI_COMM_WORLD));
+        CHECK_OK(MPI_Send(v, 6, MPI_BYTE, 1, 4, MPI_COMM_WORLD));
     } else if (me == 1) {
         int r[6];
         MPI_Status st;
@@ -625,9 +627,19 @@ static void counts_and_elements_of_derived_types(void)
         CHECK(n == MPI_UNDEFINED);
         CHECK_OK(MPI_Get_elements(&st, id, &n));
         CHECK(n == 1);
-        CHECK_OK(MPI_Recv(r, 2, two, 0, 2, MPI_COMM_WORLD, &st));
-        CHECK_OK(MPI_Get_elements(&st, two, &n));   /* ends inside an int */
+        /* 6 bytes end inside an int: the type signatures cannot match
+         * (MPI_ERR_TYPE, as MPICH says), whichever call completes it */
+        CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        CHECK(MPI_Recv(r, 2, two, 0, 2, MPI_COMM_WORLD, &st) == MPI_ERR_TYPE);
+        CHECK_OK(MPI_Get_elements(&st, two, &n));
         CHECK(n == MPI_UNDEFINED);
+        MPI_Request q;
+        CHECK_OK(MPI_Irecv(r, 2, two, 0, 3, MPI_COMM_WORLD, &q));
+        CHECK(MPI_Wait(&q, &st) == MPI_ERR_TYPE);
+        CHECK_OK(MPI_Irecv(r, 2, MPI_INT, 0, 4, MPI_COMM_WORLD, &q));
+        MPI_Status sts[1];
+        CHECK(MPI_Waitall(1, &q, sts) == MPI_ERR_IN_STATUS && sts[0].MPI_ERROR == MPI_ERR_TYPE);
+        CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
         /* set_elements is the inverse: int, double, int is 16 bytes. */
         MPI_Count x = -1;
         CHECK_OK(MPI_Status_set_elements(&st, id, 3));
