@@ -309,9 +309,12 @@ static void wake_link(coll_state *s, const coll_group *grp, int r, unsigned gen)
     prefetch_link(s, r);
     int end = grp->first + grp->size;
     if (r + 1 < end) {
+#ifndef MYR_SANITIZE   /* the awake leader's entry may name an ended ULT */
         myr_ult_t *next = atomic_load_explicit(&s->waiters[r + 1].ult, memory_order_relaxed);
-        if (next && next != WAITER_TAKEN)
+        if (next && next != WAITER_TAKEN &&
+            r + 1 != atomic_load_explicit(&grp->leader, memory_order_relaxed))
             myr_ult_prefetch_stack(next);
+#endif
         prefetch_link(s, r + 1);
     }
     if (r + 2 < end) {
