@@ -895,7 +895,8 @@ static type_rename *find_rename(const myr_rank *rank, MPI_Datatype type, bool ma
     e->rank = rank;
     e->type = type;
     e->next = atomic_load_explicit(&renames, memory_order_relaxed);
-    /* Written whole before it is published: readers take no lock. */
+    /* Published whole: MPI_Type_get_name reads the head without the lock
+     * to learn whether any type was renamed at all. */
     atomic_store_explicit(&renames, e, memory_order_release);
     return e;
 }
