@@ -309,26 +309,6 @@ static void copy_data(void *dst, MPI_Datatype dtype, const void *src,
     myr_datatype_transfer(dst, dtype, src, stype, bytes);
 }
 
-/* Whether `bytes` of data end inside a basic element of `type`: the
- * sender's type signature cannot match the receiver's (3 chars received
- * as ints). MPICH reports it as well, as MPI_ERR_TYPE. */
-__attribute__((noinline)) static bool ends_inside_element(MPI_Datatype type, size_t bytes)
-{
-    return myr_datatype_elements(type, (MPI_Count)bytes) < 0;
-}
-
-/* The error a receive of `bytes` into a buffer of `capacity` carries:
- * truncation, or a short message that ends inside a basic element. A
- * message that fills the buffer ends where its last element does. */
-static inline int recv_error(MPI_Datatype type, size_t bytes, size_t capacity)
-{
-    if (__builtin_expect(bytes == capacity, 1))
-        return MPI_SUCCESS;
-    if (bytes > capacity)
-        return MPI_ERR_TRUNCATE;
-    return ends_inside_element(type, bytes) ? MPI_ERR_TYPE : MPI_SUCCESS;
-}
-
 /* Deliver envelope data into receive request `rr`, complete it. Always
  * inline: it is most of a matched send, and its callers pass constants. */
 static inline __attribute__((always_inline)) void
@@ -341,7 +321,7 @@ fill_and_complete_recv(struct myr_mpi_request *rr, int source, int tag,
     copy_data(rr->rbuf, rr->type, data, stype, scount, n);
     rr->status.MPI_SOURCE = source;
     rr->status.MPI_TAG = tag;
-    rr->status.MPI_ERROR = recv_error(rr->type, bytes, capacity);
+    rr->status.MPI_ERROR = myr_p2p_recv_error(rr->type, bytes, capacity);
     rr->status.myr_cancelled = 0;
     rr->status.myr_bytes = (MPI_Count)n;
     if (own)

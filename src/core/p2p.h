@@ -372,9 +372,22 @@ MYR_INTERNAL struct myr_mpi_request *myr_p2p_match_posted(myr_rank *dest, unsign
  * caller's myr_p2p_match_posted: then that receive is returned, unlinked,
  * and `e` is not queued. */
 MYR_INTERNAL struct myr_mpi_request *myr_p2p_queue_unexpected(myr_envelope *e);
+/* The error a receive of `bytes` into a buffer of `capacity` bytes of
+ * `type` carries: MPI_ERR_TRUNCATE, or MPI_ERR_TYPE for a shorter message
+ * that ends inside a basic element of the type (3 chars received as ints:
+ * the type signatures cannot match; MPICH reports it too). A message that
+ * fills the buffer ends where its last element does: one compare. */
+static inline int myr_p2p_recv_error(MPI_Datatype type, size_t bytes, size_t capacity)
+{
+    if (__builtin_expect(bytes == capacity, 1))
+        return MPI_SUCCESS;
+    if (bytes > capacity)
+        return MPI_ERR_TRUNCATE;
+    return myr_datatype_elements(type, (MPI_Count)bytes) < 0 ? MPI_ERR_TYPE : MPI_SUCCESS;
+}
 /* Complete receive `rr` with `bytes` of packed data (the message's) from
  * (source, tag): copied into its buffer, truncated to fit with
- * MPI_ERR_TRUNCATE. From any thread. */
+ * MPI_ERR_TRUNCATE (see myr_p2p_recv_error). From any thread. */
 MYR_INTERNAL void myr_p2p_complete_recv(struct myr_mpi_request *rr, int source, int tag,
                                         const void *data, size_t bytes);
 /* The message of process `proc` numbered `serial` (remote.c), unlinked

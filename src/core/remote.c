@@ -322,14 +322,11 @@ static void fetch_done(myr_net_fetch *nf, int err)
         rr->status.MPI_SOURCE = f->source;
         rr->status.MPI_TAG = f->tag;
         /* Straight into a contiguous buffer at least this long: a short
-         * message may still end inside a basic element (as in
-         * myr_p2p_complete_recv). */
-        size_t len = f->net.len, capacity = (size_t)rr->count * rr->type->size;
+         * message may still end inside a basic element. */
         rr->status.MPI_ERROR =
             err ? MPI_ERR_OTHER
-                : len < capacity && myr_datatype_elements(rr->type, (MPI_Count)len) < 0
-                      ? MPI_ERR_TYPE
-                      : MPI_SUCCESS;
+                : myr_p2p_recv_error(rr->type, f->net.len,
+                                     (size_t)rr->count * rr->type->size);
         rr->status.myr_cancelled = 0;
         rr->status.myr_bytes = (MPI_Count)f->net.len;
         myr_request_complete(rr);
