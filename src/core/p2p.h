@@ -112,30 +112,49 @@ struct myr_mpi_request {
     MPI_Comm comm;
     int peer;                   /* comm rank, MPI_ANY_SOURCE, MPI_PROC_NULL */
     int tag;
-    /* Receive side: links in the owner's posted queue. */
-    struct myr_mpi_request *next, *prev;
-    void *rbuf;
+    /* A receive's links in its owner's posted queue and its buffer, or a
+     * send's envelope while it waits in the receiver's queue, the
+     * receiving rank and its buffer: a request is one or the other (kind),
+     * and either touches only its first two lines. */
+    union {
+        struct myr_mpi_request *next;
+        struct myr_mpi_message *env;
+    };
+    union {
+        struct myr_mpi_request *prev;
+        myr_rank *dest;
+    };
+    union {
+        void *rbuf;
+        const void *sbuf;
+    };
     /* Second line. */
     int count;
-    /* A send to a rank of another process: how far a cancel of it has
-     * gone (remote.c's CANCEL_* bits), next to the status its end writes. */
-    _Atomic int remote_cancel;
+    /* Its owner's start_seq when it started, modulo 2^32 (0: not a
+     * point-to-point one): which of several completed requests
+     * MPI_Waitany returns (myr_request_started_before). */
+    unsigned start_seq;
     MPI_Datatype type;
     MPI_Status status;
     myr_rank *owner;            /* whose wait cell a completion notifies */
-    const void *sbuf;
-    /* Send side: our envelope while it waits in the receiver's queue. */
-    struct myr_mpi_message *env;
-    myr_rank *dest;
     /* A failed collective: what went wrong, in full (malloc'd; freed with
-     * the request). NULL otherwise. */
+     * the request). NULL otherwise. In the second line with what follows,
+     * which every release reads: a request from myr_request_new starts a
+     * line, so waiting for it, retiring and releasing it touch two lines
+     * (with many ranks per worker, two misses each). */
     char *why;
-    /* An upper layer's part of the request (a generalized request's
-     * callbacks), and what releasing the request must do with it, last:
-     * a request that is not `heap` may live in that part's block (a
-     * nonblocking collective's operation, coll/nbc.c). */
-    void *ext;
+    /* What releasing the request must do with an upper layer's part of it
+     * (`ext`, below), last: a request that is not `heap` may live in that
+     * part's block (a nonblocking collective's operation, coll/nbc.c). */
     void (*release_ext)(struct myr_mpi_request *r);
+    /* Third line: what only rarer calls read (myr_request_init leaves it
+     * unwritten: with many ranks per worker a request is cold when it is
+     * reused). A send to a rank of another process: how far a cancel of
+     * it has gone (remote.c's CANCEL_* bits, set when it is posted). */
+    _Atomic int remote_cancel;
+    /* An upper layer's part of the request (a generalized request's
+     * callbacks, set when it is made). */
+    void *ext;
     /* A send to a rank of another process (remote.c, set when it is
      * posted): its message's number in this process, by which MPI_Cancel
      * names it to the receiving process. */
@@ -143,17 +162,16 @@ struct myr_mpi_request {
     /* Read only when waiter is MYR_WAITER_NOTIFY. */
     void (*notify)(void *arg);
     void *notify_arg;
-    /* Its owner's start_seq when it started (0: not a point-to-point one):
-     * which of several completed requests MPI_Waitany returns. */
-    unsigned long start_seq;
     /* Posted: its source's receives in the same queue while it has an
      * index, and its place in posting order (p2p.c, myr_match_index). */
     struct myr_mpi_request *snext, *sprev;
     unsigned long post_seq;
 };
 _Static_assert(__builtin_offsetof(struct myr_mpi_request, rbuf) < 64 &&
-               __builtin_offsetof(struct myr_mpi_request, status) + sizeof(MPI_Status) <= 128,
-               "a receive's matching and completion fields are in two lines");
+               __builtin_offsetof(struct myr_mpi_request, status) + sizeof(MPI_Status) <= 128 &&
+               __builtin_offsetof(struct myr_mpi_request, release_ext) + sizeof(void *) <= 128 &&
+               __builtin_offsetof(struct myr_mpi_request, remote_cancel) >= 128,
+               "a receive's matching, completion and release fields are in two lines");
 
 /* An envelope: a message that arrived before its receive, or one taken by
  * MPI_Mprobe (then it is the MPI_Message handle). */
@@ -215,7 +233,6 @@ static inline void myr_request_init_head(struct myr_mpi_request *r, myr_rank *ow
     atomic_init(&r->waiter, waiter);
     r->owner = owner;
     r->why = NULL;
-    r->ext = NULL;
     r->release_ext = NULL;
 }
 
@@ -238,13 +255,10 @@ static inline void myr_request_init(struct myr_mpi_request *r, myr_rank *owner,
                                     myr_req_kind kind)
 {
     myr_request_init_head(r, owner, kind, false, NULL);
-    r->sbuf = NULL;
     myr_request_set_recv(r, NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_NULL);
     r->status = (MPI_Status){.MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG,
                              .MPI_ERROR = MPI_SUCCESS};
-    r->env = NULL;
-    r->dest = NULL;
-    r->next = r->prev = NULL;
+    r->next = r->prev = NULL;   /* a send's env and dest */
     r->start_seq = 0;
 }
 
@@ -253,7 +267,17 @@ static inline void myr_request_number(struct myr_mpi_request *r)
 {
     unsigned long n = atomic_load_explicit(&r->owner->start_seq, memory_order_relaxed) + 1;
     atomic_store_explicit(&r->owner->start_seq, n, memory_order_relaxed);
-    r->start_seq = n;
+    r->start_seq = (unsigned)n;
+}
+
+/* Whether a started before b (numbers modulo 2^32: within 2^31 starts of
+ * each other); one that is not point-to-point (0) counts as earliest. */
+static inline bool myr_request_started_before(const struct myr_mpi_request *a,
+                                              const struct myr_mpi_request *b)
+{
+    if (a->start_seq == 0 || b->start_seq == 0)
+        return a->start_seq == 0 && b->start_seq != 0;
+    return (int)(a->start_seq - b->start_seq) < 0;
 }
 
 /* A blocking call's own request (`solo`): the calling ULT is its waiter

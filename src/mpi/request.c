@@ -315,7 +315,7 @@ static int first_done(int count, MPI_Request requests[])
         if (is_pending(requests[i])) {
             pending = true;
             if (myr_request_done(requests[i]) &&
-                (best < 0 || requests[i]->start_seq < requests[best]->start_seq))
+                (best < 0 || myr_request_started_before(requests[i], requests[best])))
                 best = i;
         }
     return best >= 0 ? best : pending ? -1 : MPI_UNDEFINED;

@@ -211,7 +211,7 @@ struct myr_block_link {
     void *next;
 };
 
-/* A block of `size` bytes from `which`'s cache, or malloc(size). */
+/* A block of `size` bytes from `which`'s cache, or a new one. */
 static inline void *myr_ult_cache_get(int which, size_t size)
 {
     myr_worker *w = myr_worker_current();
@@ -227,7 +227,9 @@ static inline void *myr_ult_cache_get(int which, size_t size)
             return b;
         }
     }
-    return malloc(size);
+    /* Line-aligned: a block then starts a line, and the layers above put
+     * what they touch together in its first lines. */
+    return aligned_alloc(MYR_FETCH_LINE, (size + MYR_FETCH_LINE - 1) & ~(size_t)(MYR_FETCH_LINE - 1));
 }
 
 /* Give back a block of `size` bytes (the size it was got with). */
