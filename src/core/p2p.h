@@ -266,6 +266,8 @@ static inline void myr_request_init(struct myr_mpi_request *r, myr_rank *owner,
 static inline void myr_request_number(struct myr_mpi_request *r)
 {
     unsigned long n = atomic_load_explicit(&r->owner->start_seq, memory_order_relaxed) + 1;
+    if ((unsigned)n == 0)
+        n++;   /* 0 names a request that is not point-to-point */
     atomic_store_explicit(&r->owner->start_seq, n, memory_order_relaxed);
     r->start_seq = (unsigned)n;
 }

@@ -2,6 +2,11 @@
  * Usage: p2p CASE (every rank runs the case). Rank counts come from
  * MYR_NRANKS (set by CTest, as mpiexec -n would). */
 #include <mpi.h>
+/* After mpi.h (which renames main): the rank's state, whose start counter
+ * one case moves to where it wraps. */
+#include "core/core.h"
+
+#include <myr_ult.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -347,16 +352,23 @@ static void ssend_waits_for_the_match(void)
  * Rank 1 sends SLOTS messages, tags 0, 1, ...; rank 0 posts the receives
  * into slots SLOTS-1 ... 0 (the last index first) and waits until all of
  * them completed before it takes any. Round 0: the messages may arrive
- * before their receives; round 1: after (rank 1 waits for a go). */
+ * before their receives; round 1: after (rank 1 waits for a go); round 2
+ * as round 1, with the requests numbered across the point where the
+ * rank's count of started requests wraps at 32 bits (what a request keeps
+ * of it). */
 static void any_returns_completed_requests_in_start_order(void)
 {
     enum { SLOTS = 6, GO = 99 };
     MPI_Comm comm;   /* its own: no other message matches its wildcards */
     CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
-    for (int round = 0; round < 2 && size >= 2; round++) {
+    for (int round = 0; round < 3 && size >= 2; round++) {
+        if (rank == 0 && round == 2) {
+            myr_rank *self = myr_ult_inherited();
+            atomic_store(&self->start_seq, 0xffffffffUL - SLOTS / 2);
+        }
         if (rank == 1) {
             int go;
-            if (round == 1)
+            if (round >= 1)
                 CHECK_OK(MPI_Recv(&go, 1, MPI_INT, 0, GO, comm, MPI_STATUS_IGNORE));
             for (int t = 0; t < SLOTS; t++)
                 CHECK_OK(MPI_Send(&t, 1, MPI_INT, 0, t, comm));
@@ -366,7 +378,7 @@ static void any_returns_completed_requests_in_start_order(void)
             for (int i = SLOTS - 1; i >= 0; i--)
                 CHECK_OK(MPI_Irecv(&vals[i], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
                                    comm, &reqs[i]));
-            if (round == 1) {
+            if (round >= 1) {
                 int go = 1;
                 CHECK_OK(MPI_Send(&go, 1, MPI_INT, 1, GO, comm));
             }
@@ -378,7 +390,7 @@ static void any_returns_completed_requests_in_start_order(void)
             for (int t = 0; t < SLOTS; t++) {
                 int idx, flag = 1;
                 MPI_Status st;
-                if (round == 0)
+                if (round != 1)
                     CHECK_OK(MPI_Waitany(SLOTS, reqs, &idx, &st));
                 else
                     CHECK_OK(MPI_Testany(SLOTS, reqs, &idx, &flag, &st));
