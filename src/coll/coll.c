@@ -167,8 +167,10 @@ void coll_complete(coll_state *s, const coll_slot *mine)
     }
 }
 
-void coll_slot_fill(coll_slot *m, const myr_coll_args *a, int me, int size)
+void coll_slot_fill(coll_state *s, int me, const myr_coll_args *a)
 {
+    coll_slot *m = &s->slots[me];
+    int size = s->size;
     *m = (coll_slot){.kind = a->kind, .nonblocking = a->nonblocking, .root = a->root,
                      .a = a, .op = a->op, .count = a->count, .type = a->type};
     switch (a->kind) {
@@ -232,6 +234,8 @@ void coll_slot_fill(coll_slot *m, const myr_coll_args *a, int me, int size)
      * round moves nothing: each rank returns the error it carries.) */
     if (__builtin_expect(a->carry != MPI_SUCCESS, 0))
         m->kind = COLL_CARRIED;
+    else if (coll_small_input(s, m))
+        coll_copy_value(s->values[me].bytes, m->in, (size_t)m->count * m->type->size);
 }
 
 /* The common collectives of a communicator of one rank (a singleton job,
@@ -278,7 +282,7 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const ch
      * and a copy would read back what was just written, narrow stores
      * with wide loads (a store-forwarding stall). */
     coll_slot *mine = &s->slots[me];
-    coll_slot_fill(mine, a, me, s->size);
+    coll_slot_fill(s, me, a);
     coll_round(s, self, me, mine);
     if (s->err != MPI_SUCCESS) {
         *why = s->why;

@@ -71,6 +71,12 @@ const char *myr_op_domain(MPI_Op op);
  * reducing from the highest rank down. Requires myr_op_defined_for. */
 void myr_op_reduce(MPI_Op op, MPI_Datatype type, size_t count,
                    const void *in, void *inout);
+/* acc = v[0] op (v[1] op (... op v[n-1])), the fold of myr_op_reduce from
+ * the highest down, over n inputs of count elements of a contiguous
+ * `type` (type->contig) stored `stride` bytes apart from `values`, n >= 1:
+ * the op's kernel is looked up once for all n, not once per input. */
+void myr_op_fold(MPI_Op op, MPI_Datatype type, size_t count, const void *values,
+                 size_t stride, int n, void *acc);
 /* A pending operation keeps a user op alive past MPI_Op_free (no-op for
  * predefined ops). */
 void myr_op_retain(MPI_Op op);

@@ -10,6 +10,7 @@
 #include "coll/coll.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* Used only inside libmyriad (and by programs linking its objects
  * statically): hidden, so calls between its files are direct, not through
@@ -115,6 +116,13 @@ _Static_assert(sizeof(coll_waiter) == 32, "two waiters per line");
  * error with *why. */
 typedef int (*coll_hook)(void *arg, const char **why);
 
+/* Room for a reduction input of up to two doubles (one long double or
+ * double complex) at every rank. */
+enum { COLL_VALUE_BYTES = 16 };
+typedef struct coll_value {
+    _Alignas(COLL_VALUE_BYTES) unsigned char bytes[COLL_VALUE_BYTES];
+} coll_value;
+
 typedef struct coll_state {
     /* Immutable once published. */
     myr_rank *ranks;       /* the job it was built for (this process's ranks) */
@@ -125,6 +133,12 @@ typedef struct coll_state {
     coll_group *groups;
     coll_slot *slots;      /* one per rank */
     coll_waiter *waiters;  /* one per rank */
+    /* One per rank when there are two or more: a small reduction's input,
+     * copied here by its rank as it arrives (coll_small_input), so that
+     * the completer folds consecutive lines instead of reading each rank's
+     * slot and then its buffer, two lines apiece, half of them from the
+     * other workers' caches, while every rank waits for it. */
+    coll_value *values;
 
     _Alignas(MYR_CACHE_LINE) _Atomic int top_arrived;
     _Alignas(MYR_CACHE_LINE) _Atomic unsigned release;
@@ -157,6 +171,8 @@ typedef struct coll_state {
     unsigned hook_gen;
     void *scratch;
     size_t scratch_cap;
+    /* A small allreduce's result in scratch, for each rank to copy out. */
+    const void *small_result;
     split_result *results; /* one per rank, allocated by the first creation */
 
     /* The first error a rank finds in a parallel phase (0: none yet);
@@ -297,7 +313,9 @@ void coll_nb_complete_all(void *done);
 int coll_finish(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
                 const char **why);
 /* Fill `m` from the arguments `a` of comm rank `me` of `size` (coll.c). */
-void coll_slot_fill(coll_slot *m, const myr_coll_args *a, int me, int size);
+/* Rank me's slot of s from its arguments (and its small reduction input,
+ * see coll_state's values). */
+void coll_slot_fill(coll_state *s, int me, const myr_coll_args *a);
 /* The completer's work (coll.c): check the slots, then the collective's part. */
 void coll_complete(coll_state *s, const coll_slot *mine);
 static inline bool coll_is_rooted(int kind)
@@ -309,6 +327,30 @@ static inline bool coll_is_rooted(int kind)
 static inline bool coll_is_reduction(int kind)
 {
     return kind >= MYR_COLL_REDUCE && kind <= MYR_COLL_EXSCAN;
+}
+
+/* memcpy of at most COLL_VALUE_BYTES, the usual sizes inlined. */
+static inline void coll_copy_value(void *dst, const void *src, size_t bytes)
+{
+    if (bytes == 8)
+        memcpy(dst, src, 8);
+    else if (bytes == 4)
+        memcpy(dst, src, 4);
+    else if (bytes == 16)
+        memcpy(dst, src, 16);
+    else
+        memcpy(dst, src, bytes);
+}
+
+/* Whether a slot's reduction input goes through s->values: a reduce or
+ * allreduce of a few bytes of a contiguous type. What it looks at is part
+ * of what the ranks' slots must agree on (kind, count, the type's map),
+ * so every rank of a round that goes on to the fold decides alike. */
+static inline bool coll_small_input(const coll_state *s, const coll_slot *m)
+{
+    return (m->kind == MYR_COLL_REDUCE || m->kind == MYR_COLL_ALLREDUCE) && s->values &&
+           m->count > 0 && m->type->contig && m->type->size > 0 &&
+           (size_t)m->count * m->type->size <= COLL_VALUE_BYTES;
 }
 
 /* Bytes of data in count elements of type; a type with count 0 is not

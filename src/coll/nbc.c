@@ -440,7 +440,7 @@ static inline __attribute__((always_inline)) void arrive(struct myr_coll_nb_op *
         mine->nonblocking = true;
         mine->a = a;
     } else {
-        coll_slot_fill(mine, a, me, s->size);
+        coll_slot_fill(s, me, a);
     }
     coll_round_nb(s, me, mine, op, &op->at, own);
 }

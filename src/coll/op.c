@@ -592,6 +592,21 @@ void myr_op_reduce(MPI_Op op, MPI_Datatype type, size_t count, const void *in,
         walk_layout(&w, type, count, span_elements);
 }
 
+void myr_op_fold(MPI_Op op, MPI_Datatype type, size_t count, const void *values,
+                 size_t stride, int n, void *acc)
+{
+    const char *v = values;
+    memcpy(acc, v + (size_t)(n - 1) * stride, count * type->size);
+    bool kernel = type->predefined && op->kind != MYR_OP_USER &&
+                  op->kind != MYR_OP_REPLACE && op->kind != MYR_OP_NO_OP;
+    for (int r = n - 2; r >= 0; r--) {
+        if (kernel)
+            kernel_apply(&bases[type->base], op->kind, count, v + (size_t)r * stride, acc);
+        else
+            myr_op_reduce(op, type, count, v + (size_t)r * stride, acc);
+    }
+}
+
 /* ---- user ops ------------------------------------------------------------- */
 
 enum { SLAB_OPS = 64 };

@@ -28,6 +28,7 @@
 #include "coll/coll_impl.h"
 
 #include <stddef.h>
+#include <string.h>
 
 enum { AREA_ALIGN = _Alignof(max_align_t) };
 
@@ -128,6 +129,14 @@ void coll_complete_reduce(coll_state *s, const coll_slot *mine)
     void *target = reduce_target(s, mine, &via_scratch);
     if (via_scratch && !reserve_areas(s, 1, t, count))
         return;
+    if (coll_small_input(s, mine)) {
+        void *acc = via_scratch ? area(s, 0, t, count) : target;
+        myr_op_fold(mine->op, t, count, s->values, sizeof *s->values, s->size, acc);
+        if (via_scratch && target)
+            memcpy(target, acc, count * t->size);
+        s->small_result = acc;
+        return;
+    }
     if (coll_worth_parallel(s, (size_t)s->size, (size_t)s->size * count * t->size)) {
         s->parallel = true;
         return;
@@ -146,8 +155,12 @@ int coll_finish_reduce(coll_state *s, myr_rank *self, int me, const coll_slot *m
     if (!s->parallel) {
         /* The others' slots may already serve their next collective:
          * only the result in scratch is read here. */
-        if (all && s->size > 1)
-            copy_elements(mine->a->rbuf, area(s, 0, t, count), t, 0, count);
+        if (all && s->size > 1) {
+            if (coll_small_input(s, mine))
+                coll_copy_value(mine->a->rbuf, s->small_result, count * t->size);
+            else
+                copy_elements(mine->a->rbuf, area(s, 0, t, count), t, 0, count);
+        }
         return MPI_SUCCESS;
     }
     bool via_scratch;

@@ -110,6 +110,7 @@ void coll_state_free(coll_state *s)
     free(s->groups);
     free(s->slots);
     free(s->waiters);
+    free(s->values);
     free(s->scratch);
     free(s->results);
     free(s);
@@ -140,7 +141,11 @@ coll_state *coll_state_new(myr_rank *ranks, const int *map, int size)
     s->waiters = aligned_alloc(MYR_CACHE_LINE,
                                ((size_t)size * sizeof *s->waiters + MYR_CACHE_LINE - 1) /
                                    MYR_CACHE_LINE * MYR_CACHE_LINE);
-    if (!s->groups || !s->slots || !s->waiters) {
+    if (size > 1)
+        s->values = aligned_alloc(MYR_CACHE_LINE,
+                                  ((size_t)size * sizeof *s->values + MYR_CACHE_LINE - 1) /
+                                      MYR_CACHE_LINE * MYR_CACHE_LINE);
+    if (!s->groups || !s->slots || !s->waiters || (size > 1 && !s->values)) {
         coll_state_free(s);
         return NULL;
     }

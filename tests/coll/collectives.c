@@ -625,8 +625,8 @@ static void check_allreduce(MPI_Comm comm, int count, bool in_place)
 static void reduce_on(MPI_Comm comm)
 {
     int size = comm_size(comm), roots[3], nroots = roots_of(size, roots);
-    int counts[] = {0, 3, big_reduction(size)};
-    for (int c = 0; c < 3; c++)
+    int counts[] = {0, 1, 2, 3, big_reduction(size)};
+    for (int c = 0; c < 5; c++)
         for (int in_place = 0; in_place < 2; in_place++) {
             for (int k = 0; k < nroots; k++)
                 check_reduce(comm, roots[k], counts[c], in_place);
@@ -891,6 +891,105 @@ static void noncommutative_on(MPI_Comm comm)
 static void reductions_respect_a_non_commutative_op(void)
 {
     on_each_comm(noncommutative_on);
+}
+
+/* ---- small reductions ------------------------------------------------------------------------------- */
+
+/* Reductions of up to 16 bytes of a contiguous type go through a copy of
+ * each rank's input taken as it arrives (coll/reduce.c): the same results,
+ * in rank order, for a non-commutative user op on a contiguous derived
+ * type (a 2x2 matrix of unsigned shorts, 8 bytes; each rank builds its own
+ * handle of it, so the ranks pass different handles of one type map); no
+ * input of an earlier round read in a later one. */
+static void small_mat_of(int r, int e, int round, unsigned short *m)
+{
+    m[0] = 1;
+    m[1] = (unsigned short)(r + 1 + e + round);
+    m[2] = (unsigned short)((r + e + round) % 3);
+    m[3] = (unsigned short)(1 + (e + round) % 2);
+}
+
+static void small_mat_mul(const unsigned short *a, const unsigned short *b, unsigned short *c)
+{
+    unsigned short r[4] = {(unsigned short)(a[0] * b[0] + a[1] * b[2]),
+                           (unsigned short)(a[0] * b[1] + a[1] * b[3]),
+                           (unsigned short)(a[2] * b[0] + a[3] * b[2]),
+                           (unsigned short)(a[2] * b[1] + a[3] * b[3])};
+    memcpy(c, r, sizeof r);
+}
+
+static void small_mat_product(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    int size;
+    CHECK_OK(MPI_Type_size(*type, &size));
+    int n = *len * size / (int)(4 * sizeof(unsigned short));
+    for (int e = 0; e < n; e++)
+        small_mat_mul((unsigned short *)in + 4 * e, (unsigned short *)inout + 4 * e,
+                      (unsigned short *)inout + 4 * e);
+}
+
+static void small_mat_run(int size, int e, int round, unsigned short *out)
+{
+    small_mat_of(0, e, round, out);
+    for (int r = 1; r < size; r++) {
+        unsigned short m[4];
+        small_mat_of(r, e, round, m);
+        small_mat_mul(out, m, out);
+    }
+}
+
+static void small_reductions_on(MPI_Comm comm)
+{
+    int rank = comm_rank(comm), size = comm_size(comm);
+    MPI_Datatype mat;
+    CHECK_OK(MPI_Type_contiguous(4, MPI_UNSIGNED_SHORT, &mat));
+    CHECK_OK(MPI_Type_commit(&mat));
+    MPI_Op op;
+    CHECK_OK(MPI_Op_create(small_mat_product, 0, &op));
+    int roots[3], nroots = roots_of(size, roots);
+    for (int round = 0; round < 6; round++) {
+        int n = 1 + round % 2;   /* 8 or 16 bytes */
+        bool in_place = round % 4 >= 2;
+        MPI_Datatype t = mat;
+        int count = n;
+        unsigned short in[8], out[9], want[8];
+        for (int e = 0; e < n; e++)
+            small_mat_of(rank, e, round, in + 4 * e);
+        for (int e = 0; e < n; e++)
+            small_mat_run(size, e, round, want + 4 * e);
+        for (int k = 0; k < nroots; k++) {
+            int root = roots[k];
+            bool mine = in_place && rank == root;
+            for (int i = 0; i < 9; i++)
+                out[i] = mine && i < 4 * n ? in[i] : (unsigned short)0xBEEF;
+            CHECK_OK(COLL(Reduce, Ireduce, mine ? MPI_IN_PLACE : in, out, count, t, op, root,
+                          comm));
+            for (int i = 0; i < 9; i++)
+                CHECK(out[i] == (rank == root && i < 4 * n ? want[i] : mine && i < 4 * n
+                                                                        ? in[i]
+                                                                        : (unsigned short)0xBEEF));
+        }
+        for (int i = 0; i < 9; i++)
+            out[i] = in_place && i < 4 * n ? in[i] : (unsigned short)0xBEEF;
+        CHECK_OK(COLL(Allreduce, Iallreduce, in_place ? MPI_IN_PLACE : in, out, count, t, op,
+                      comm));
+        for (int i = 0; i < 9; i++)
+            CHECK(out[i] == (i < 4 * n ? want[i] : (unsigned short)0xBEEF));
+    }
+    /* 16 bytes of a predefined type: a double complex sum, in rank order. */
+    double _Complex z = dval(rank, 0) + dval(rank, 1) * 1.0i, zsum = 0, zwant = 0;
+    CHECK_OK(COLL(Allreduce, Iallreduce, &z, &zsum, 1, MPI_C_DOUBLE_COMPLEX, MPI_SUM, comm));
+    zwant = dval(size - 1, 0) + dval(size - 1, 1) * 1.0i;
+    for (int r = size - 2; r >= 0; r--)
+        zwant = (dval(r, 0) + dval(r, 1) * 1.0i) + zwant;
+    CHECK(memcmp(&zsum, &zwant, sizeof zsum) == 0);
+    CHECK_OK(MPI_Op_free(&op));
+    CHECK_OK(MPI_Type_free(&mat));
+}
+
+static void small_reductions_copy_each_input_once(void)
+{
+    on_each_comm(small_reductions_on);
 }
 
 /* ---- every predefined op ------------------------------------------------------------------------------ */
@@ -1561,6 +1660,7 @@ static void nonblocking_forms_against_serial_results(void)
     reduce_scatter_and_block();
     scan_and_exscan_in_rank_order();
     reductions_respect_a_non_commutative_op();
+    small_reductions_copy_each_input_once();
     every_predefined_op_in_every_reduction();
     zero_counts_move_nothing();
 }
@@ -1824,6 +1924,7 @@ static const coll_case cases[] = {
     {"reduce_scatter_and_block", reduce_scatter_and_block},
     {"scan_and_exscan_in_rank_order", scan_and_exscan_in_rank_order},
     {"reductions_respect_a_non_commutative_op", reductions_respect_a_non_commutative_op},
+    {"small_reductions_copy_each_input_once", small_reductions_copy_each_input_once},
     {"every_predefined_op_in_every_reduction", every_predefined_op_in_every_reduction},
     {"all_collectives_back_to_back", all_collectives_back_to_back},
     {"all_collectives_at_scale", all_collectives_at_scale},
