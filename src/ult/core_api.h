@@ -202,7 +202,7 @@ static inline void *myr_ult_inherited_internal(void)
  * kind of block, each of one size chosen by the caller. The caller's
  * worker's list is used with plain loads and stores (nothing switches
  * between reading the worker and using its list). Off a worker (the
- * network's thread), or with MYR_ULT_CACHE_MAX blocks cached already, a
+ * network's thread), or with MYR_ULT_CACHE_BYTES cached already, a
  * block goes to free(); cached blocks are freed at runtime shutdown. While
  * cached, a block's second pointer-sized word is the list link: its first
  * word keeps what the caller left there (a dead handle's magic number). */
@@ -236,7 +236,7 @@ static inline void *myr_ult_cache_get(int which, size_t size)
 static inline void myr_ult_cache_put(int which, void *block, size_t size)
 {
     myr_worker *w = myr_worker_current();
-    if (w && w->caches[which].n < MYR_ULT_CACHE_MAX) {
+    if (w && w->caches[which].n < MYR_ULT_CACHE_BYTES / size) {
         myr_block_cache *c = &w->caches[which];
         ((struct myr_block_link *)block)->next = c->head;
         c->head = block;
