@@ -342,13 +342,15 @@ static inline void coll_copy_value(void *dst, const void *src, size_t bytes)
         memcpy(dst, src, bytes);
 }
 
-/* Whether a slot's reduction input goes through s->values: a reduce or
- * allreduce of a few bytes of a contiguous type. What it looks at is part
- * of what the ranks' slots must agree on (kind, count, the type's map),
- * so every rank of a round that goes on to the fold decides alike. */
+/* Whether a slot's reduction input goes through s->values: a reduce,
+ * allreduce, scan or exscan of a few bytes of a contiguous type. What it
+ * looks at is part of what the ranks' slots must agree on (kind, count,
+ * the type's map), so every rank of a round that goes on to the fold
+ * decides alike. */
 static inline bool coll_small_input(const coll_state *s, const coll_slot *m)
 {
-    return (m->kind == MYR_COLL_REDUCE || m->kind == MYR_COLL_ALLREDUCE) && s->values &&
+    return (m->kind == MYR_COLL_REDUCE || m->kind == MYR_COLL_ALLREDUCE ||
+            m->kind == MYR_COLL_SCAN || m->kind == MYR_COLL_EXSCAN) && s->values &&
            m->count > 0 && m->type->contig && m->type->size > 0 &&
            (size_t)m->count * m->type->size <= COLL_VALUE_BYTES;
 }

@@ -299,9 +299,35 @@ static void scan_range(const coll_state *s, const coll_slot *mine, size_t lo, si
     }
 }
 
+/* A small scan's prefixes, from the inputs the ranks left in s->values:
+ * rank i's result (scan: x0 op ... op x[i]; exscan: up to x[i-1], none for
+ * rank 0) in entry i of scratch, for each rank to copy out of. Not in
+ * s->values itself: once released, rank i-1 may start its next collective
+ * and overwrite its entry before rank i has read its exscan result. */
+static void scan_small(coll_state *s, const coll_slot *mine)
+{
+    MPI_Datatype t = mine->type;
+    size_t count = (size_t)mine->count, bytes = count * t->size;
+    if (!coll_scratch_reserve(s, (size_t)s->size * sizeof *s->values))
+        return;
+    coll_value *out = s->scratch;
+    int shift = mine->kind == MYR_COLL_EXSCAN;
+    if (shift >= s->size)
+        return;
+    coll_copy_value(out[shift].bytes, s->values[0].bytes, bytes);
+    for (int i = shift + 1; i < s->size; i++) {
+        coll_copy_value(out[i].bytes, s->values[i - shift].bytes, bytes);
+        myr_op_reduce(mine->op, t, count, out[i - 1].bytes, out[i].bytes);
+    }
+}
+
 void coll_complete_scan(coll_state *s, const coll_slot *mine)
 {
     size_t count = (size_t)mine->count, n = (size_t)s->size;
+    if (coll_small_input(s, mine)) {
+        scan_small(s, mine);
+        return;
+    }
     if (mine->kind == MYR_COLL_EXSCAN && !reserve_areas(s, 2, mine->type, count))
         return;
     if (coll_worth_parallel(s, 2 * n, 2 * n * count * mine->type->size))
@@ -313,8 +339,12 @@ void coll_complete_scan(coll_state *s, const coll_slot *mine)
 int coll_finish_scan(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
                      const char **why)
 {
-    if (!s->parallel)
+    if (!s->parallel) {
+        if (coll_small_input(s, mine) && (mine->kind == MYR_COLL_SCAN || me > 0))
+            coll_copy_value(mine->a->rbuf, ((const coll_value *)s->scratch)[me].bytes,
+                            (size_t)mine->count * mine->type->size);
         return MPI_SUCCESS;
+    }
     size_t lo, hi;
     my_range(s, me, (size_t)mine->count, &lo, &hi);
     scan_range(s, mine, lo, hi);

@@ -729,8 +729,8 @@ static void check_scan(MPI_Comm comm, int count, bool in_place, bool exclusive)
 
 static void scan_on(MPI_Comm comm)
 {
-    int size = comm_size(comm), counts[] = {0, 3, big_reduction(size)};
-    for (int c = 0; c < 3; c++)
+    int size = comm_size(comm), counts[] = {0, 1, 2, 3, big_reduction(size)};
+    for (int c = 0; c < 5; c++)
         for (int mode = 0; mode < 4; mode++)
             check_scan(comm, counts[c], mode & 1, mode & 2);
 }
@@ -895,8 +895,9 @@ static void reductions_respect_a_non_commutative_op(void)
 
 /* ---- small reductions ------------------------------------------------------------------------------- */
 
-/* Reductions of up to 16 bytes of a contiguous type go through a copy of
- * each rank's input taken as it arrives (coll/reduce.c): the same results,
+/* Reductions and scans of up to 16 bytes of a contiguous type go through
+ * a copy of each rank's input taken as it arrives (coll/reduce.c): the
+ * same results,
  * in rank order, for a non-commutative user op on a contiguous derived
  * type (a 2x2 matrix of unsigned shorts, 8 bytes; each rank builds its own
  * handle of it, so the ranks pass different handles of one type map); no
@@ -975,6 +976,26 @@ static void small_reductions_on(MPI_Comm comm)
                       comm));
         for (int i = 0; i < 9; i++)
             CHECK(out[i] == (i < 4 * n ? want[i] : (unsigned short)0xBEEF));
+        /* Scan: the product of ranks 0..rank; Exscan: of 0..rank-1, rank
+         * 0's buffer untouched. */
+        for (int ex = 0; ex < 2; ex++) {
+            for (int i = 0; i < 9; i++)
+                out[i] = in_place && i < 4 * n ? in[i] : (unsigned short)0xBEEF;
+            if (ex)
+                CHECK_OK(COLL(Exscan, Iexscan, in_place ? MPI_IN_PLACE : in, out, count, t, op,
+                              comm));
+            else
+                CHECK_OK(COLL(Scan, Iscan, in_place ? MPI_IN_PLACE : in, out, count, t, op, comm));
+            int upto = ex ? rank - 1 : rank;
+            for (int e = 0; e < n; e++)
+                if (upto >= 0)
+                    small_mat_run(upto + 1, e, round, want + 4 * e);
+            for (int i = 0; i < 9; i++)
+                CHECK(out[i] == (i >= 4 * n   ? (unsigned short)0xBEEF
+                                 : upto >= 0 ? want[i]
+                                 : in_place  ? in[i]
+                                             : (unsigned short)0xBEEF));
+        }
     }
     /* 16 bytes of a predefined type: a double complex sum, in rank order. */
     double _Complex z = dval(rank, 0) + dval(rank, 1) * 1.0i, zsum = 0, zwant = 0;
