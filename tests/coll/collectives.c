@@ -897,11 +897,10 @@ static void reductions_respect_a_non_commutative_op(void)
 
 /* Reductions and scans of up to 16 bytes of a contiguous type go through
  * a copy of each rank's input taken as it arrives (coll/reduce.c): the
- * same results,
- * in rank order, for a non-commutative user op on a contiguous derived
- * type (a 2x2 matrix of unsigned shorts, 8 bytes; each rank builds its own
- * handle of it, so the ranks pass different handles of one type map); no
- * input of an earlier round read in a later one. */
+ * same results, in rank order, for a non-commutative user op on a
+ * contiguous derived type (a 2x2 matrix of unsigned shorts, 8 bytes; each
+ * rank builds its own handle of it, so the ranks pass different handles
+ * of one type map); no input of an earlier round read in a later one. */
 static void small_mat_of(int r, int e, int round, unsigned short *m)
 {
     m[0] = 1;
