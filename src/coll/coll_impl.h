@@ -133,11 +133,12 @@ typedef struct coll_state {
     coll_group *groups;
     coll_slot *slots;      /* one per rank */
     coll_waiter *waiters;  /* one per rank */
-    /* One per rank when there are two or more: a small reduction's input,
-     * copied here by its rank as it arrives (coll_small_input), so that
-     * the completer folds consecutive lines instead of reading each rank's
-     * slot and then its buffer, two lines apiece, half of them from the
-     * other workers' caches, while every rank waits for it. */
+    /* One per rank when there are two or more: a small reduction's or
+     * scan's input, copied here by its rank as it arrives
+     * (coll_small_input), so that the completer folds consecutive lines
+     * instead of reading each rank's slot and then its buffer, two lines
+     * apiece, half of them from the other workers' caches, while every
+     * rank waits for it. */
     coll_value *values;
 
     _Alignas(MYR_CACHE_LINE) _Atomic int top_arrived;
@@ -171,7 +172,8 @@ typedef struct coll_state {
     unsigned hook_gen;
     void *scratch;
     size_t scratch_cap;
-    /* A small allreduce's result in scratch, for each rank to copy out. */
+    /* A small allreduce's result in scratch, for each rank to copy out
+     * (a small scan's are in scratch, one coll_value per rank). */
     const void *small_result;
     split_result *results; /* one per rank, allocated by the first creation */
 
@@ -312,9 +314,8 @@ void coll_nb_complete_all(void *done);
 /* A rank's part after the release (coll.c), as myr_coll_run does it. */
 int coll_finish(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
                 const char **why);
-/* Fill `m` from the arguments `a` of comm rank `me` of `size` (coll.c). */
-/* Rank me's slot of s from its arguments (and its small reduction input,
- * see coll_state's values). */
+/* Rank me's slot of s from its arguments `a`, and its small reduction
+ * input (see coll_state's values) (coll.c). */
 void coll_slot_fill(coll_state *s, int me, const myr_coll_args *a);
 /* The completer's work (coll.c): check the slots, then the collective's part. */
 void coll_complete(coll_state *s, const coll_slot *mine);
