@@ -947,11 +947,10 @@ static void small_reductions_on(MPI_Comm comm)
     MPI_Op op;
     CHECK_OK(MPI_Op_create(small_mat_product, 0, &op));
     int roots[3], nroots = roots_of(size, roots);
+    const unsigned short none = 0xBEEF;   /* what no call may write */
     for (int round = 0; round < 6; round++) {
-        int n = 1 + round % 2;   /* 8 or 16 bytes */
+        int n = 1 + round % 2;   /* n matrices: 8 or 16 bytes */
         bool in_place = round % 4 >= 2;
-        MPI_Datatype t = mat;
-        int count = n;
         unsigned short in[8], out[9], want[8];
         for (int e = 0; e < n; e++)
             small_mat_of(rank, e, round, in + 4 * e);
@@ -961,39 +960,44 @@ static void small_reductions_on(MPI_Comm comm)
             int root = roots[k];
             bool mine = in_place && rank == root;
             for (int i = 0; i < 9; i++)
-                out[i] = mine && i < 4 * n ? in[i] : (unsigned short)0xBEEF;
-            CHECK_OK(COLL(Reduce, Ireduce, mine ? MPI_IN_PLACE : in, out, count, t, op, root,
+                out[i] = mine && i < 4 * n ? in[i] : none;
+            CHECK_OK(COLL(Reduce, Ireduce, mine ? MPI_IN_PLACE : in, out, n, mat, op, root,
                           comm));
-            for (int i = 0; i < 9; i++)
-                CHECK(out[i] == (rank == root && i < 4 * n ? want[i] : mine && i < 4 * n
-                                                                        ? in[i]
-                                                                        : (unsigned short)0xBEEF));
+            for (int i = 0; i < 9; i++)   /* recvbuf matters at the root only */
+                CHECK(out[i] == (rank == root && i < 4 * n ? want[i] : none));
         }
         for (int i = 0; i < 9; i++)
-            out[i] = in_place && i < 4 * n ? in[i] : (unsigned short)0xBEEF;
-        CHECK_OK(COLL(Allreduce, Iallreduce, in_place ? MPI_IN_PLACE : in, out, count, t, op,
+            out[i] = in_place && i < 4 * n ? in[i] : none;
+        CHECK_OK(COLL(Allreduce, Iallreduce, in_place ? MPI_IN_PLACE : in, out, n, mat, op,
                       comm));
         for (int i = 0; i < 9; i++)
-            CHECK(out[i] == (i < 4 * n ? want[i] : (unsigned short)0xBEEF));
+            CHECK(out[i] == (i < 4 * n ? want[i] : none));
         /* Scan: the product of ranks 0..rank; Exscan: of 0..rank-1, rank
          * 0's buffer untouched. */
         for (int ex = 0; ex < 2; ex++) {
             for (int i = 0; i < 9; i++)
-                out[i] = in_place && i < 4 * n ? in[i] : (unsigned short)0xBEEF;
+                out[i] = in_place && i < 4 * n ? in[i] : none;
             if (ex)
-                CHECK_OK(COLL(Exscan, Iexscan, in_place ? MPI_IN_PLACE : in, out, count, t, op,
+                CHECK_OK(COLL(Exscan, Iexscan, in_place ? MPI_IN_PLACE : in, out, n, mat, op,
                               comm));
             else
-                CHECK_OK(COLL(Scan, Iscan, in_place ? MPI_IN_PLACE : in, out, count, t, op, comm));
+                CHECK_OK(COLL(Scan, Iscan, in_place ? MPI_IN_PLACE : in, out, n, mat, op, comm));
             int upto = ex ? rank - 1 : rank;
-            for (int e = 0; e < n; e++)
-                if (upto >= 0)
-                    small_mat_run(upto + 1, e, round, want + 4 * e);
-            for (int i = 0; i < 9; i++)
-                CHECK(out[i] == (i >= 4 * n   ? (unsigned short)0xBEEF
-                                 : upto >= 0 ? want[i]
-                                 : in_place  ? in[i]
-                                             : (unsigned short)0xBEEF));
+            for (int e = 0; e < n && upto >= 0; e++)
+                small_mat_run(upto + 1, e, round, want + 4 * e);
+            for (int i = 0; i < 9; i++) {
+                unsigned short expect = i >= 4 * n ? none
+                                        : upto >= 0 ? want[i]
+                                        : in_place  ? in[i]
+                                                    : none;
+                CHECK(out[i] == expect);
+            }
+        }
+        /* No call wrote to a send buffer. */
+        for (int e = 0; e < n; e++) {
+            unsigned short own[4];
+            small_mat_of(rank, e, round, own);
+            CHECK(memcmp(in + 4 * e, own, sizeof own) == 0);
         }
     }
     /* 16 bytes of a predefined type: a double complex sum, in rank order. */
