@@ -110,10 +110,9 @@ enum { WORKER_AWAKE = 0, WORKER_SLEEPING = 1 };
 /* A worker's cache of free malloc'd blocks of one kind, for the layers
  * above (core_api.h). Owner only. It keeps up to MYR_ULT_CACHE_BYTES of
  * blocks: with 1024 ranks per worker each holding 8 requests across a
- * wait, the count of free requests on a worker wanders by hundreds in
- * an iteration, and a cache of 256 blocks sent one request in 32 of the
- * main job to malloc and free (~220 of its ~4,500 instructions per
- * rank-iteration, cachegrind). */
+ * wait, a cache of 256 blocks sent part of the main job's requests to
+ * malloc and free (~220 of ~4,500 instructions per rank-iteration with a
+ * residual check every 10 iterations, cachegrind), one of 4096 none. */
 enum { MYR_ULT_NCACHES = 4, MYR_ULT_CACHE_BYTES = 1 << 20 };
 typedef struct myr_block_cache {
     void *head;
