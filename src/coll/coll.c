@@ -291,6 +291,40 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const ch
     return coll_finish(s, self, me, mine, why);
 }
 
+int myr_coll_allreduce_small(MPI_Comm comm, myr_rank *self, const void *sbuf, void *rbuf,
+                             int count, MPI_Datatype type, MPI_Op op, const char **why)
+{
+    coll_state *s = coll_state_of(comm, self);
+    if (!s) {
+        *why = "out of memory for the communicator's collective state";
+        return MPI_ERR_NO_MEM;
+    }
+    int me = myr_comm_rank(comm, self);
+    coll_note_comm(self, comm);
+    /* The slot coll_slot_fill writes for these arguments; its `a` is read
+     * only by the reports and by the parallel path, which a reduction of
+     * a few bytes does not take. */
+    myr_coll_args a = {.kind = MYR_COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf,
+                       .count = count, .type = type, .op = op};
+    coll_slot *mine = &s->slots[me];
+    bool in_place = sbuf == MPI_IN_PLACE;
+    *mine = (coll_slot){.kind = MYR_COLL_ALLREDUCE, .a = &a, .op = op, .count = count,
+                        .type = type, .in_place = in_place, .in = in_place ? rbuf : sbuf};
+    size_t bytes = (size_t)count * type->size;
+    coll_copy_value(s->values[me].bytes, mine->in, bytes);
+    coll_round(s, self, me, mine);
+    if (s->err != MPI_SUCCESS) {
+        *why = s->why;
+        return s->err;
+    }
+    /* The completer decides from its own slot, which agrees with this one
+     * (kind, count, type map); if it ever did not, the general finish. */
+    if (__builtin_expect(s->parallel, 0))
+        return coll_finish_reduce(s, self, me, mine, why);
+    coll_copy_value(rbuf, s->small_result, bytes);
+    return MPI_SUCCESS;
+}
+
 int coll_finish(coll_state *s, myr_rank *self, int me, const coll_slot *mine,
                 const char **why)
 {

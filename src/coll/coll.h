@@ -149,6 +149,21 @@ typedef struct myr_coll_args {
  * every rank. */
 int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *args,
                  const char **why) __attribute__((warn_unused_result));
+/* The most bytes of a contiguous type that myr_coll_allreduce_small
+ * takes (a reduction input of two doubles, a long double or a double
+ * complex). */
+enum { MYR_COLL_SMALL_BYTES = 16 };
+/* myr_coll_run for an MPI_Allreduce of 1 .. MYR_COLL_SMALL_BYTES bytes of
+ * a contiguous type (sbuf MPI_IN_PLACE: the input is in rbuf) on an
+ * intracommunicator of two ranks or more, all in this OS process, whose
+ * arguments the caller has checked and with no nonblocking collective
+ * pending: an application's inner-loop reduction (a dot product, a norm,
+ * a convergence flag) without the argument block and the dispatch by
+ * kind. It fills its slot as myr_coll_run would, so a rank of the same
+ * round may come either way. */
+int myr_coll_allreduce_small(MPI_Comm comm, myr_rank *self, const void *sbuf, void *rbuf,
+                             int count, MPI_Datatype type, MPI_Op op, const char **why)
+    __attribute__((warn_unused_result));
 /* myr_coll_run for a barrier, without its arguments: a barrier is one
  * round with nothing to check but the other ranks' collective, and
  * nothing to move, so its calls (MPI_Barrier's) skip building them. */

@@ -118,7 +118,7 @@ typedef int (*coll_hook)(void *arg, const char **why);
 
 /* Room for a reduction input of up to two doubles (one long double or
  * double complex) at every rank. */
-enum { COLL_VALUE_BYTES = 16 };
+enum { COLL_VALUE_BYTES = MYR_COLL_SMALL_BYTES };
 typedef struct coll_value {
     _Alignas(COLL_VALUE_BYTES) unsigned char bytes[COLL_VALUE_BYTES];
 } coll_value;

@@ -1016,6 +1016,53 @@ static void small_reductions_copy_each_input_once(void)
     on_each_comm(small_reductions_on);
 }
 
+/* MPI_Allreduce of a few bytes with the usual arguments takes a short way
+ * to its round (mpi/coll.c), anything else the general one; the ranks of
+ * one round may come either way. Here a rank with an MPI_Ibarrier still
+ * pending on the communicator comes the general way (which completes the
+ * barrier first), the others the short way, in place or not. */
+static void small_allreduce_either_way_on(MPI_Comm comm)
+{
+    int rank = comm_rank(comm), size = comm_size(comm);
+    const double none = -7.5;   /* what no call may write */
+    for (int round = 0; round < 6; round++) {
+        bool pending = (rank + round) % 2 == 1, in_place = (rank + round) % 3 == 0;
+        MPI_Request barrier;
+        CHECK_OK(MPI_Ibarrier(comm, &barrier));
+        if (!pending)
+            CHECK_OK(MPI_Wait(&barrier, MPI_STATUS_IGNORE));
+        double in[2] = {dval(rank, round), -dval(rank, round + 1)};
+        double out[3] = {in_place ? in[0] : none, in_place ? in[1] : none, none};
+        CHECK_OK(MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, 2, MPI_DOUBLE, MPI_MAX,
+                               comm));
+        double want[2] = {dval(0, round), -dval(0, round + 1)};
+        for (int r = 1; r < size; r++) {
+            double a = dval(r, round), b = -dval(r, round + 1);
+            want[0] = a > want[0] ? a : want[0];
+            want[1] = b > want[1] ? b : want[1];
+        }
+        CHECK(out[0] == want[0] && out[1] == want[1] && out[2] == none);
+        /* 8 bytes of a pair type: the smallest value and the lowest rank
+         * that holds it. */
+        int pair[2] = {(rank * 7 + round) % 5, rank}, least[3] = {-1, -1, -1};
+        CHECK_OK(MPI_Allreduce(pair, least, 1, MPI_2INT, MPI_MINLOC, comm));
+        int lo = 5, at = -1;
+        for (int r = 0; r < size; r++)
+            if ((r * 7 + round) % 5 < lo) {
+                lo = (r * 7 + round) % 5;
+                at = r;
+            }
+        CHECK(least[0] == lo && least[1] == at && least[2] == -1);
+        if (pending)
+            CHECK_OK(MPI_Wait(&barrier, MPI_STATUS_IGNORE));
+    }
+}
+
+static void small_allreduce_either_way_in_one_round(void)
+{
+    on_each_comm(small_allreduce_either_way_on);
+}
+
 /* ---- every predefined op ------------------------------------------------------------------------------ */
 
 static int int_input(int r, int i)
@@ -1532,6 +1579,13 @@ static void mismatches_are_reported_to_every_rank(void)
                MPI_ERR_OP);
         EXPECT(MPI_Allreduce(buf, buf2, rank == last ? 2 : 1, MPI_INT, MPI_SUM, w),
                MPI_ERR_COUNT);
+        /* the last rank's 20 bytes go the general way, the others' 4 the
+         * short way (mpi/coll.c): the same round all the same */
+        EXPECT(MPI_Allreduce(buf, buf2, rank == last ? 5 : 1, MPI_INT, MPI_SUM, w),
+               MPI_ERR_COUNT);
+        EXPECT(MPI_Allreduce(rank == last ? MPI_IN_PLACE : buf, buf2, 1, MPI_INT,
+                             rank == last ? MPI_MAX : MPI_SUM, w),
+               MPI_ERR_OP);
         EXPECT(MPI_Scan(buf, buf2, 1, rank == last ? MPI_FLOAT : MPI_INT, MPI_SUM, w),
                MPI_ERR_TYPE);
         EXPECT(rank == last ? MPI_Exscan(buf, buf2, 1, MPI_INT, MPI_SUM, w)
@@ -1949,6 +2003,7 @@ static const coll_case cases[] = {
     {"scan_and_exscan_in_rank_order", scan_and_exscan_in_rank_order},
     {"reductions_respect_a_non_commutative_op", reductions_respect_a_non_commutative_op},
     {"small_reductions_copy_each_input_once", small_reductions_copy_each_input_once},
+    {"small_allreduce_either_way_in_one_round", small_allreduce_either_way_in_one_round},
     {"every_predefined_op_in_every_reduction", every_predefined_op_in_every_reduction},
     {"all_collectives_back_to_back", all_collectives_back_to_back},
     {"all_collectives_at_scale", all_collectives_at_scale},
