@@ -291,6 +291,24 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const ch
     return coll_finish(s, self, me, mine, why);
 }
 
+/* The finish of a small allreduce whose completer shared the work out:
+ * coll_finish_reduce, which reads the arguments from the slot's `a`.
+ * Unreachable while the completer decides from a slot that agrees with
+ * this one; out of line, so that the block of arguments is not in the
+ * frame of every small allreduce (that frame's stack line more per rank
+ * and call, cachegrind at 16384 ranks: 20.3 L2 misses instead of 18.3). */
+static __attribute__((noinline)) int allreduce_small_shared(coll_state *s, myr_rank *self,
+                                                            int me, const coll_slot *mine,
+                                                            void *rbuf, const char **why)
+{
+    myr_coll_args a = {.kind = MYR_COLL_ALLREDUCE, .rbuf = rbuf, .count = mine->count,
+                       .type = mine->type, .op = mine->op,
+                       .sbuf = mine->in_place ? MPI_IN_PLACE : mine->in};
+    coll_slot own = *mine;
+    own.a = &a;
+    return coll_finish_reduce(s, self, me, &own, why);
+}
+
 int myr_coll_allreduce_small(MPI_Comm comm, myr_rank *self, const void *sbuf, void *rbuf,
                              int count, MPI_Datatype type, MPI_Op op, const char **why)
 {
@@ -301,15 +319,12 @@ int myr_coll_allreduce_small(MPI_Comm comm, myr_rank *self, const void *sbuf, vo
     }
     int me = myr_comm_rank(comm, self);
     coll_note_comm(self, comm);
-    /* The slot coll_slot_fill writes for these arguments; its `a` is read
-     * only by the reports and by the parallel path, which a reduction of
-     * a few bytes does not take. */
-    myr_coll_args a = {.kind = MYR_COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf,
-                       .count = count, .type = type, .op = op};
+    /* The slot coll_slot_fill writes for these arguments, but for `a`,
+     * which nothing reads of a small allreduce's slot (see coll_slot). */
     coll_slot *mine = &s->slots[me];
     bool in_place = sbuf == MPI_IN_PLACE;
-    *mine = (coll_slot){.kind = MYR_COLL_ALLREDUCE, .a = &a, .op = op, .count = count,
-                        .type = type, .in_place = in_place, .in = in_place ? rbuf : sbuf};
+    *mine = (coll_slot){.kind = MYR_COLL_ALLREDUCE, .op = op, .count = count, .type = type,
+                        .in_place = in_place, .in = in_place ? rbuf : sbuf};
     size_t bytes = (size_t)count * type->size;
     coll_copy_value(s->values[me].bytes, mine->in, bytes);
     coll_round(s, self, me, mine);
@@ -317,10 +332,8 @@ int myr_coll_allreduce_small(MPI_Comm comm, myr_rank *self, const void *sbuf, vo
         *why = s->why;
         return s->err;
     }
-    /* The completer decides from its own slot, which agrees with this one
-     * (kind, count, type map); if it ever did not, the general finish. */
     if (__builtin_expect(s->parallel, 0))
-        return coll_finish_reduce(s, self, me, mine, why);
+        return allreduce_small_shared(s, self, me, mine, rbuf, why);
     coll_copy_value(rbuf, s->small_result, bytes);
     return MPI_SUCCESS;
 }

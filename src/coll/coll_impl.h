@@ -42,6 +42,9 @@ typedef struct coll_slot {
     MPI_Datatype type;
     MPI_Op op;
     long long total;       /* reduce_scatter: the sum of recvcounts */
+    /* The call's arguments, for what the fields above do not say; NULL in
+     * a small allreduce's slot (myr_coll_allreduce_small), of which only
+     * the rank's own finish would read them (its rbuf). */
     const myr_coll_args *a;
 } coll_slot;
 _Static_assert(sizeof(coll_slot) == MYR_FETCH_LINE, "a slot is one cache line");

@@ -866,16 +866,16 @@ static int coll_start(MPI_Comm comm, const myr_coll_args *a, bool nb, MPI_Reques
  * comm) takes the general path, which reports or runs it. A one-rank
  * communicator never spans processes. */
 
-/* The calling rank, when it may take a short way: alone in comm (`alone`)
- * or with other ranks, all of this OS process; in an intracommunicator
- * without a nonblocking collective pending. NULL: use the general path.
- * Records the call as myr_mpi_enter does. */
-static inline myr_rank *caller_in(MPI_Comm comm, const char *call, bool alone)
+/* The calling rank, when its call may take a short way: an
+ * intracommunicator without a nonblocking collective pending, whose ranks
+ * are all in this OS process (a lone rank's always are). NULL: use the
+ * general path. Records the call as myr_mpi_enter does. */
+static inline myr_rank *caller_in(MPI_Comm comm, const char *call)
 {
     myr_rank *self = myr_rank_self();
     if (!__builtin_expect(self && self->init_state == 1 && myr_comm_valid(comm), 1) ||
-        comm->kind == MYR_COMM_INTER || (myr_comm_size(comm) == 1) != alone ||
-        (!alone && myr_comm_spans_processes(comm)) ||
+        comm->kind == MYR_COMM_INTER ||
+        (myr_comm_size(comm) != 1 && myr_comm_spans_processes(comm)) ||
         atomic_load_explicit(&myr_comm_local_of(comm, self)->nb.tail,
                              memory_order_relaxed) != NULL)
         return NULL;
@@ -883,9 +883,12 @@ static inline myr_rank *caller_in(MPI_Comm comm, const char *call, bool alone)
     return self;
 }
 
+/* The calling rank, alone in comm, may return at once; NULL: use the
+ * general path. */
 static inline myr_rank *alone_in(MPI_Comm comm, const char *call)
 {
-    return caller_in(comm, call, true);
+    myr_rank *self = caller_in(comm, call);
+    return self && myr_comm_size(comm) == 1 ? self : NULL;
 }
 
 /* The usual arguments of a reduction of a contiguous type into rbuf, as
@@ -921,16 +924,13 @@ static inline bool reduce_alone(const void *sbuf, void *rbuf, int count, MPI_Dat
  * call instead of 903 (cachegrind, one double, 256 ranks on one worker).
  * Anything else (an error to report, a type with gaps, more bytes, a
  * communicator spanning processes) takes the general path. */
-static inline myr_rank *small_allreduce_caller(const void *sbuf, void *rbuf, int count,
-                                               MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+static inline bool small_allreduce_usual(const void *sbuf, void *rbuf, int count,
+                                         MPI_Datatype type, MPI_Op op)
 {
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    if (!__builtin_expect(count > 0 && type_ok(type) && type->size > 0 &&
-                              (size_t)count * type->size <= MYR_COLL_SMALL_BYTES,
-                          1) ||
-        !reduction_usual(in, sbuf, rbuf, count, type, op))
-        return NULL;
-    return caller_in(comm, "MPI_Allreduce", false);
+    return count > 0 && type_ok(type) && type->size > 0 &&
+           (size_t)count * type->size <= MYR_COLL_SMALL_BYTES &&
+           reduction_usual(in, sbuf, rbuf, count, type, op);
 }
 
 
@@ -1274,10 +1274,11 @@ static int allreduce(bool nb, const void *sendbuf, void *recvbuf, int count,
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm)
 {
-    if (alone_in(comm, "MPI_Allreduce") && reduce_alone(sendbuf, recvbuf, count, datatype, op))
+    myr_rank *self = caller_in(comm, "MPI_Allreduce");
+    bool alone = self && myr_comm_size(comm) == 1;
+    if (alone && reduce_alone(sendbuf, recvbuf, count, datatype, op))
         return MPI_SUCCESS;
-    myr_rank *self = small_allreduce_caller(sendbuf, recvbuf, count, datatype, op, comm);
-    if (self) {
+    if (self && !alone && small_allreduce_usual(sendbuf, recvbuf, count, datatype, op)) {
         const char *why = NULL;
         int err = myr_coll_allreduce_small(comm, self, sendbuf, recvbuf, count, datatype, op,
                                            &why);
