@@ -271,13 +271,10 @@ int myr_coll_run(MPI_Comm comm, myr_rank *self, const myr_coll_args *a, const ch
         return coll_procs_run(comm, self, a, why);
     if (myr_comm_size(comm) == 1 && run_alone(a))
         return MPI_SUCCESS;
-    coll_state *s = coll_state_of(comm, self);
-    if (!s) {
-        *why = "out of memory for the communicator's collective state";
+    int me;
+    coll_state *s = coll_enter(comm, self, &me, why);
+    if (!s)
         return MPI_ERR_NO_MEM;
-    }
-    int me = myr_comm_rank(comm, self);
-    coll_note_comm(self, comm);   /* for the reports */
     /* Filled in place: the slot is this rank's until its next collective,
      * and a copy would read back what was just written, narrow stores
      * with wide loads (a store-forwarding stall). */
@@ -312,13 +309,10 @@ static __attribute__((noinline)) int allreduce_small_shared(coll_state *s, myr_r
 int myr_coll_allreduce_small(MPI_Comm comm, myr_rank *self, const void *sbuf, void *rbuf,
                              int count, MPI_Datatype type, MPI_Op op, const char **why)
 {
-    coll_state *s = coll_state_of(comm, self);
-    if (!s) {
-        *why = "out of memory for the communicator's collective state";
+    int me;
+    coll_state *s = coll_enter(comm, self, &me, why);
+    if (!s)
         return MPI_ERR_NO_MEM;
-    }
-    int me = myr_comm_rank(comm, self);
-    coll_note_comm(self, comm);
     /* The slot coll_slot_fill writes for these arguments, but for `a`,
      * which nothing reads of a small allreduce's slot (see coll_slot). */
     coll_slot *mine = &s->slots[me];

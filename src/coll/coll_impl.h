@@ -267,6 +267,21 @@ static inline coll_state *coll_state_of(MPI_Comm comm, myr_rank *self)
     return __builtin_expect(s != NULL, 1) ? s : coll_state_find(comm, self);
 }
 
+/* The state of comm for a collective call of the calling rank, whose rank
+ * in comm goes to *me and whose communicator is noted for the reports
+ * (coll_note_comm); NULL, with *why, when out of memory. */
+static inline coll_state *coll_enter(MPI_Comm comm, myr_rank *self, int *me, const char **why)
+{
+    coll_state *s = coll_state_of(comm, self);
+    if (__builtin_expect(!s, 0)) {
+        *why = "out of memory for the communicator's collective state";
+        return NULL;
+    }
+    *me = myr_comm_rank(comm, self);
+    coll_note_comm(self, comm);
+    return s;
+}
+
 /* Take part in one round as comm rank `me`, with slot `mine`: returns after
  * the release, the completer's work (coll_complete) done. */
 void coll_round(coll_state *s, myr_rank *self, int me, const coll_slot *mine);

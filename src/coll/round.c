@@ -828,13 +828,10 @@ int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
         return coll_procs_run(comm, self, NULL, why);
     if (myr_comm_size(comm) == 1)
         return MPI_SUCCESS;   /* alone: nobody to wait for (coll.c, run_alone) */
-    coll_state *s = coll_state_of(comm, self);
-    if (!s) {
-        *why = "out of memory for the communicator's collective state";
+    int me;
+    coll_state *s = coll_enter(comm, self, &me, why);
+    if (!s)
         return MPI_ERR_NO_MEM;
-    }
-    int me = myr_comm_rank(comm, self);
-    coll_note_comm(self, comm);
     /* In place (see myr_coll_run), and only what is read of a barrier's
      * slot: the agreement checks (coll_slots_match, slots_agree) look no
      * further than its kind for a collective that has no root and no
@@ -853,15 +850,12 @@ int myr_coll_barrier(MPI_Comm comm, myr_rank *self, const char **why)
 int coll_barrier_hooked(MPI_Comm comm, myr_rank *self, coll_hook hook, void *arg,
                         const char **why)
 {
-    int me = myr_comm_rank(comm, self);
     if (myr_comm_size(comm) == 1)
         return hook(arg, why);
-    coll_state *s = coll_state_of(comm, self);
-    if (!s) {
-        *why = "out of memory for the communicator's collective state";
+    int me;
+    coll_state *s = coll_enter(comm, self, &me, why);
+    if (!s)
         return MPI_ERR_NO_MEM;
-    }
-    coll_note_comm(self, comm);
     coll_slot *mine = &s->slots[me];
     mine->kind = MYR_COLL_BARRIER;
     mine->nonblocking = false;
