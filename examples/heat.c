@@ -33,21 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heat_kernel.h"
+
 typedef struct params {
     int n;            /* interior points per side */
     int max_iters;
     int check_every;
     double tol;
 } params;
-
-/* A block of the plate with a one-point halo: (rows+2) x (cols+2). */
-typedef struct block {
-    int row0, col0;   /* global index of the first interior point (from 0) */
-    int rows, cols;
-    double *u, *v;    /* current and next iterate */
-} block;
-
-#define AT(b, a, i, j) ((a)[(size_t)(i) * (size_t)((b)->cols + 2) + (size_t)(j)])
 
 enum { TAG_N = 1, TAG_S, TAG_W, TAG_E, TAG_GATHER };
 
@@ -73,91 +66,6 @@ static int parse(int argc, char **argv, params *p)
             return -1;
     }
     return p->n >= 1 && p->max_iters >= 1 && p->check_every >= 1 && p->tol >= 0 ? 0 : -1;
-}
-
-/* Factor `size` as px * py with px <= py, as square as possible. */
-static void grid_dims(int size, int *px, int *py)
-{
-    int best = 1;
-    for (int d = 1; (long)d * d <= size; d++)
-        if (size % d == 0)
-            best = d;
-    *px = best;
-    *py = size / best;
-}
-
-/* Fixed values: the plate's edges, and the heater in the middle. Points
- * are indexed 0..n+1 with the edges at 0 and n+1; the heater covers rows
- * and columns [heater_lo, heater_hi). */
-static int heater_lo(int n)
-{
-    return n / 2 - n / 16 + 1;
-}
-
-static int heater_hi(int n)
-{
-    return heater_lo(n) + n / 8;
-}
-
-static int in_heater(int n, int gi, int gj)
-{
-    return gi >= heater_lo(n) && gi < heater_hi(n) && gj >= heater_lo(n) &&
-           gj < heater_hi(n);
-}
-
-static double edge_value(int n, int gi, int gj)
-{
-    (void)gj;
-    (void)n;
-    return gi == 0 ? 1.0 : 0.0;
-}
-
-/* Set every point of a (rows+2) x (cols+2) array whose global position is
- * (row0-1+i, col0-1+j): edges and heater to their values, the rest to 0. */
-static void init_array(double *a, int n, int row0, int col0, int rows, int cols)
-{
-    for (int i = 0; i < rows + 2; i++)
-        for (int j = 0; j < cols + 2; j++) {
-            int gi = row0 + i, gj = col0 + j;   /* row0 counts from 0 = first interior */
-            double x = 0.0;
-            if (gi == 0 || gj == 0 || gi == n + 1 || gj == n + 1)
-                x = edge_value(n, gi, gj);
-            else if (in_heater(n, gi, gj))
-                x = 1.0;
-            a[(size_t)i * (size_t)(cols + 2) + (size_t)j] = x;
-        }
-}
-
-/* One Jacobi sweep of the interior of a (rows+2) x (cols+2) array from u
- * into v; points of the heater keep their value. Returns the largest
- * change when `want_residual`, else 0. The same function serves the ranks
- * and the serial check, so both do the same operations. */
-static double sweep(const double *u, double *v, int n, int row0, int col0,
-                    int rows, int cols, int want_residual)
-{
-    size_t w = (size_t)cols + 2;
-    double res = 0.0;
-    for (int i = 1; i <= rows; i++) {
-        const double *restrict up = u + (size_t)(i - 1) * w;
-        const double *restrict mid = u + (size_t)i * w;
-        const double *restrict down = u + (size_t)(i + 1) * w;
-        double *restrict out = v + (size_t)i * w;
-        for (int j = 1; j <= cols; j++)
-            out[j] = 0.25 * ((up[j] + down[j]) + (mid[j - 1] + mid[j + 1]));
-        /* The heater: put its points back (few rows touch it). */
-        int gi = row0 + i;
-        if (gi >= heater_lo(n) && gi < heater_hi(n)) {
-            for (int j = 1; j <= cols; j++)
-                if (in_heater(n, gi, col0 + j))
-                    out[j] = 1.0;
-        }
-        if (want_residual)
-            for (int j = 1; j <= cols; j++) {
-                double d = fabs(out[j] - mid[j]);
-                res = d > res ? d : res;
-            }
-    }
-    return res;
 }
 
 /* ---- the parallel solver -------------------------------------------------- */
@@ -257,11 +165,11 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    /* My block: rows [r0, r1) and columns [c0, c1) of the interior. */
+    /* My block: rows [r0, r0 + rows) and columns [c0, c0 + cols) of the
+     * interior. */
     int bi = rank / py, bj = rank % py;
-    int r0 = (int)((long)bi * p.n / px), r1 = (int)((long)(bi + 1) * p.n / px);
-    int c0 = (int)((long)bj * p.n / py), c1 = (int)((long)(bj + 1) * p.n / py);
-    block b = {.row0 = r0, .col0 = c0, .rows = r1 - r0, .cols = c1 - c0};
+    block b = block_of(p.n, px, py, rank);
+    int r0 = b.row0, c0 = b.col0;
     size_t pts = (size_t)(b.rows + 2) * (size_t)(b.cols + 2);
     b.u = malloc(pts * sizeof(double));
     b.v = malloc(pts * sizeof(double));
@@ -335,10 +243,8 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         for (int r = 0; r < size; r++) {
-            int qi = r / py, qj = r % py;
-            int q0 = (int)((long)qi * p.n / px), q1 = (int)((long)(qi + 1) * p.n / px);
-            int s0 = (int)((long)qj * p.n / py), s1 = (int)((long)(qj + 1) * p.n / py);
-            int nr = q1 - q0, nc = s1 - s0;
+            block q = block_of(p.n, px, py, r);
+            int q0 = q.row0, s0 = q.col0, nr = q.rows, nc = q.cols;
             if (r == 0)
                 memcpy(tmp, mine, inner * sizeof(double));
             else
