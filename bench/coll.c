@@ -21,6 +21,12 @@
  *              reductions: that many bytes of doubles, at least one)
  *   overlap    a --overlap-bytes MPI_Iallreduce with computation (see
  *              report_overlap)
+ *   switch     no MPI: each rank gives its core to the next ready one once
+ *              per operation (myr_ult_yield, Myriad only; "skip switch
+ *              none N n/a" elsewhere). Every rank is switched out and in
+ *              once, as in any blocking collective among ULTs, and
+ *              nothing else is done: the floor under Myriad's Barrier and
+ *              Allreduce at this N, whatever their algorithm.
  *
  * Method (FG-MPI's Table II): the ranks line up on a barrier, each times
  * a loop of n back-to-back operations and takes its mean per operation;
@@ -58,6 +64,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef MYRIAD_VERSION
+#include <myr_ult.h>
+#endif
 
 #define MAX_REPS 101
 
@@ -72,11 +81,12 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 
 enum test_bit {
     TEST_BARRIER = 1, TEST_ALLREDUCE = 2, TEST_ROOTED = 4, TEST_NB = 8, TEST_SIZES = 16,
-    TEST_OVERLAP = 32
+    TEST_OVERLAP = 32, TEST_SWITCH = 64
 };
 enum coll {
     COLL_BARRIER, COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST,
     COLL_IBARRIER, COLL_IALLREDUCE, COLL_IBCAST,
+    COLL_SWITCH,   /* --test switch: no collective, a yield */
     /* --test sizes: b->bytes per block (reductions: doubles, at least 1) */
     COLL_S_BCAST, COLL_S_REDUCE, COLL_S_ALLREDUCE, COLL_S_GATHER, COLL_S_SCATTER,
     COLL_S_ALLGATHER, COLL_S_ALLTOALL, COLL_S_REDUCE_SCATTER, COLL_S_SCAN,
@@ -85,7 +95,7 @@ enum coll {
 enum root_mode { ROOT_NONE, ROOT_SAME, ROOT_ROTATING, ROOT_COMBO, ROOT_BYTES };
 
 static const char *const coll_name[] = {
-    "barrier", "allreduce", "reduce", "bcast", "ibarrier", "iallreduce", "ibcast",
+    "barrier", "allreduce", "reduce", "bcast", "ibarrier", "iallreduce", "ibcast", "switch",
     "s_bcast", "s_reduce", "s_allreduce", "s_gather", "s_scatter", "s_allgather",
     "s_alltoall", "s_reduce_scatter_block", "s_scan"};
 _Static_assert(sizeof coll_name / sizeof coll_name[0] == COLL_COUNT_, "a name per op");
@@ -320,6 +330,11 @@ static double run_loop(const bench *b, int coll, int mode, long n, int *err, lon
             *wrong += rc == MPI_SUCCESS && v != (int)(i & 0xffff);
             break;
         }
+        case COLL_SWITCH:
+#ifdef MYRIAD_VERSION
+            myr_ult_yield();
+#endif
+            break;
         case COLL_REDUCE: {
             if (!HAVE_REDUCE) {
                 rc = MPI_ERR_UNSUPPORTED_OPERATION;
@@ -587,6 +602,8 @@ static int parse_tests(const char *s, unsigned *tests)
             *tests |= TEST_SIZES;
         else if (strcmp(t, "overlap") == 0)
             *tests |= TEST_OVERLAP;
+        else if (strcmp(t, "switch") == 0)
+            *tests |= TEST_SWITCH;
         else if (strcmp(t, "all") == 0)
             *tests |= TEST_BARRIER | TEST_ALLREDUCE | TEST_ROOTED;
         else
@@ -599,11 +616,12 @@ static void usage(FILE *f, const char *prog)
 {
     fprintf(f,
         "usage: %s [options]   (any number of ranks)\n"
-        "  --test LIST      barrier,allreduce,rooted,nb,sizes,overlap or all\n"
+        "  --test LIST      barrier,allreduce,rooted,nb,sizes,overlap,switch or all\n"
         "                   (default all: barrier,allreduce,rooted)\n"
         "                   nb: MPI_Ibarrier, MPI_Iallreduce, MPI_Ibcast + MPI_Wait\n"
         "                   (and MPI_Bcast, root 0); sizes: every collective\n"
-        "                   at each --sizes block size; overlap: see --overlap-bytes\n"
+        "                   at each --sizes block size; overlap: see --overlap-bytes;\n"
+        "                   switch: each rank yields its core once (Myriad only)\n"
         "  --sizes LIST     bytes per block for sizes (default 8,64,1024,16384)\n"
         "  --size-ops LIST  the collectives of sizes (default all: bcast,reduce,\n"
         "                   allreduce,gather,scatter,allgather,alltoall,\n"
@@ -774,6 +792,14 @@ int main(int argc, char **argv)
     }
     if (opt.tests & TEST_OVERLAP)
         report_overlap(&b);
+    if (opt.tests & TEST_SWITCH) {
+#ifdef MYRIAD_VERSION
+        report(&b, COLL_SWITCH, ROOT_NONE);
+#else
+        if (b.rank == 0)
+            printf("skip %-9s %-8s %5d n/a\n", coll_name[COLL_SWITCH], "none", b.size);
+#endif
+    }
     free(b.sbuf);
     free(b.rbuf);
     free(b.din);
