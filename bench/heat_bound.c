@@ -38,8 +38,8 @@
 #include "heat_kernel.h"
 
 typedef struct options {
-    int n, max_iters, check_every, blocks, threads;
-    double tol;
+    params p;                    /* heat's own */
+    int blocks, threads;
 } options;
 
 /* One block and what heat's rank keeps for its exchange; the packed
@@ -124,7 +124,7 @@ static int setup(job *j, int k)
 {
     piece *p = &j->pieces[k];
     int py = j->py, bi = k / py, bj = k % py;
-    p->b = block_of(j->o.n, j->px, py, k);
+    p->b = block_of(j->o.p.n, j->px, py, k);
     size_t pts = (size_t)(p->b.rows + 2) * (size_t)(p->b.cols + 2);
     size_t col = (size_t)p->b.rows * sizeof(double);
     p->arr[0] = malloc(pts * sizeof(double));
@@ -139,7 +139,7 @@ static int setup(job *j, int k)
         !p->recv_e || !p->send_w[1] || !p->send_e[1])
         return -1;
     for (int a = 0; a < 2; a++)
-        init_array(p->arr[a], j->o.n, p->b.row0, p->b.col0, p->b.rows, p->b.cols);
+        init_array(p->arr[a], j->o.p.n, p->b.row0, p->b.col0, p->b.rows, p->b.cols);
     p->n = bi > 0 ? k - py : -1;
     p->s = bi < j->px - 1 ? k + py : -1;
     p->w = bj > 0 ? k - 1 : -1;
@@ -174,15 +174,15 @@ static void *run(void *arg)
     if (__atomic_load_n(&j->failed, __ATOMIC_RELAXED))
         return NULL;
     int it = 0;
-    while (it < j->o.max_iters) {
+    while (it < j->o.p.max_iters) {
         int cur = it & 1;   /* iteration it + 1 reads arr[cur], writes the other */
         it++;
-        int check = it % j->o.check_every == 0 || it == j->o.max_iters;
+        int check = it % j->o.p.check_every == 0 || it == j->o.p.max_iters;
         double res = 0.0;
         for (int k = me->first; k < me->last; k++) {
             piece *p = &j->pieces[k];
             receive(j, p, cur);
-            double r = sweep(p->arr[cur], p->arr[cur ^ 1], j->o.n, p->b.row0, p->b.col0,
+            double r = sweep(p->arr[cur], p->arr[cur ^ 1], j->o.p.n, p->b.row0, p->b.col0,
                              p->b.rows, p->b.cols, check);
             res = r > res ? r : res;
             pack(p, p->arr[cur ^ 1], cur ^ 1);
@@ -195,7 +195,7 @@ static void *run(void *arg)
             for (int t = 0; t < j->o.threads; t++)
                 all = j->residual[t] > all ? j->residual[t] : all;
             pthread_barrier_wait(&j->step);   /* all read before the next check's writes */
-            if (all < j->o.tol)
+            if (all < j->o.p.tol)
                 break;
         }
     }
@@ -206,32 +206,22 @@ static void *run(void *arg)
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){.n = 2048, .max_iters = 500, .check_every = 50, .tol = 1e-6,
-                   .blocks = 0, .threads = 2};
-    for (int i = 1; i < argc; i++) {
+    *o = (options){.p = params_default(), .blocks = 0, .threads = 2};
+    for (int i = 1; i < argc; i += 2) {
         if (i + 1 >= argc)
             return -1;
-        const char *opt = argv[i], *val = argv[++i];
-        char *end;
-        if (strcmp(opt, "-n") == 0)
-            o->n = (int)strtol(val, &end, 10);
-        else if (strcmp(opt, "-i") == 0)
-            o->max_iters = (int)strtol(val, &end, 10);
-        else if (strcmp(opt, "-k") == 0)
-            o->check_every = (int)strtol(val, &end, 10);
-        else if (strcmp(opt, "-t") == 0)
-            o->tol = strtod(val, &end);
-        else if (strcmp(opt, "-b") == 0)
-            o->blocks = (int)strtol(val, &end, 10);
-        else if (strcmp(opt, "-T") == 0)
-            o->threads = (int)strtol(val, &end, 10);
-        else
+        const char *opt = argv[i], *val = argv[i + 1];
+        int *mine = strcmp(opt, "-b") == 0 ? &o->blocks : strcmp(opt, "-T") == 0 ? &o->threads : NULL;
+        if (mine) {
+            char *end;
+            *mine = (int)strtol(val, &end, 10);
+            if (*end != '\0')
+                return -1;
+        } else if (params_option(opt, val, &o->p) != 1) {
             return -1;
-        if (*end != '\0')
-            return -1;
+        }
     }
-    return o->n >= 1 && o->max_iters >= 1 && o->check_every >= 1 && o->tol >= 0 &&
-                   o->blocks >= 1 && o->threads >= 1 && o->threads <= o->blocks
+    return params_ok(&o->p) && o->blocks >= 1 && o->threads >= 1 && o->threads <= o->blocks
                ? 0
                : -1;
 }
@@ -258,9 +248,9 @@ int main(int argc, char **argv)
         return 2;
     }
     grid_dims(j.o.blocks, &j.px, &j.py);
-    if (j.o.n < j.py) {
+    if (j.o.p.n < j.py) {
         fprintf(stderr, "heat_bound: a %d x %d plate cannot be cut into %d x %d blocks\n",
-                j.o.n, j.o.n, j.px, j.py);
+                j.o.p.n, j.o.p.n, j.px, j.py);
         return 2;
     }
     int threads = j.o.threads;
@@ -307,11 +297,11 @@ int main(int argc, char **argv)
         checksum += s;
     }
     double t = now() - t0;
-    printf("heat_bound: %d x %d plate, %d blocks as %d x %d, %d thread%s\n", j.o.n, j.o.n,
+    printf("heat_bound: %d x %d plate, %d blocks as %d x %d, %d thread%s\n", j.o.p.n, j.o.p.n,
            j.o.blocks, j.px, j.py, threads, threads == 1 ? "" : "s");
     printf("iterations: %d\n", j.iters);
     printf("checksum: %.12e (sum over the plate)\n", checksum);
     printf("time: %.3f s, %.1f M point-updates/s\n", t,
-           (double)j.o.n * j.o.n * j.iters / t * 1e-6);
+           (double)j.o.p.n * j.o.p.n * j.iters / t * 1e-6);
     return 0;
 }

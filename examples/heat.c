@@ -35,37 +35,16 @@
 
 #include "heat_kernel.h"
 
-typedef struct params {
-    int n;            /* interior points per side */
-    int max_iters;
-    int check_every;
-    double tol;
-} params;
 
 enum { TAG_N = 1, TAG_S, TAG_W, TAG_E, TAG_GATHER };
 
 static int parse(int argc, char **argv, params *p)
 {
-    *p = (params){.n = 2048, .max_iters = 500, .check_every = 50, .tol = 1e-6};
-    for (int i = 1; i < argc; i++) {
-        if (i + 1 >= argc)
+    *p = params_default();
+    for (int i = 1; i < argc; i += 2)
+        if (i + 1 >= argc || params_option(argv[i], argv[i + 1], p) != 1)
             return -1;
-        const char *opt = argv[i], *val = argv[++i];
-        char *end;
-        if (strcmp(opt, "-n") == 0)
-            p->n = (int)strtol(val, &end, 10);
-        else if (strcmp(opt, "-i") == 0)
-            p->max_iters = (int)strtol(val, &end, 10);
-        else if (strcmp(opt, "-k") == 0)
-            p->check_every = (int)strtol(val, &end, 10);
-        else if (strcmp(opt, "-t") == 0)
-            p->tol = strtod(val, &end);
-        else
-            return -1;
-        if (*end != '\0')
-            return -1;
-    }
-    return p->n >= 1 && p->max_iters >= 1 && p->check_every >= 1 && p->tol >= 0 ? 0 : -1;
+    return params_ok(p) ? 0 : -1;
 }
 
 /* ---- the parallel solver -------------------------------------------------- */

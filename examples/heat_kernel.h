@@ -11,6 +11,45 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The run's options: -n SIDE, -i MAX_ITERATIONS, -k CHECK_EVERY, -t
+ * TOLERANCE (heat's, which heat_bound takes too). */
+typedef struct params {
+    int n;            /* interior points per side */
+    int max_iters;
+    int check_every;  /* iterations between two residual checks */
+    double tol;       /* stop once the residual is below it */
+} params;
+
+static inline params params_default(void)
+{
+    return (params){.n = 2048, .max_iters = 500, .check_every = 50, .tol = 1e-6};
+}
+
+/* Option `opt` with value `val` into *p: 1 taken, 0 not one of these, -1 a
+ * bad value. */
+static inline int params_option(const char *opt, const char *val, params *p)
+{
+    char *end;
+    if (strcmp(opt, "-n") == 0)
+        p->n = (int)strtol(val, &end, 10);
+    else if (strcmp(opt, "-i") == 0)
+        p->max_iters = (int)strtol(val, &end, 10);
+    else if (strcmp(opt, "-k") == 0)
+        p->check_every = (int)strtol(val, &end, 10);
+    else if (strcmp(opt, "-t") == 0)
+        p->tol = strtod(val, &end);
+    else
+        return 0;
+    return *end == '\0' ? 1 : -1;
+}
+
+static inline int params_ok(const params *p)
+{
+    return p->n >= 1 && p->max_iters >= 1 && p->check_every >= 1 && p->tol >= 0;
+}
 
 /* A block of the plate with a one-point halo: (rows+2) x (cols+2). */
 typedef struct block {
