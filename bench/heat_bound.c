@@ -350,5 +350,20 @@ int main(int argc, char **argv)
     printf("checksum: %.12e (sum over the plate)\n", checksum);
     printf("time: %.3f s, %.1f M point-updates/s\n", t,
            (double)j.o.p.n * j.o.p.n * j.iters / t * 1e-6);
+    for (int k = 0; k < j.o.blocks; k++) {
+        piece *p = &j.pieces[k];
+        for (int a = 0; a < 2; a++) {
+            free(p->arr[a]);
+            free(p->send_w[a]);
+            free(p->send_e[a]);
+        }
+        free(p->recv_w);
+        free(p->recv_e);
+    }
+    pthread_barrier_destroy(&j.start);
+    free(j.pieces);
+    free(j.residual);
+    free(w);
+    free(tid);
     return 0;
 }
