@@ -317,8 +317,10 @@ static void wake_link(coll_state *s, const coll_group *grp, int r, unsigned gen)
 #ifndef MYR_SANITIZE   /* the awake leader's entry may name an ended ULT */
         myr_ult_t *next = atomic_load_explicit(&s->waiters[r + 1].ult, memory_order_relaxed);
         if (next && next != WAITER_TAKEN &&
-            r + 1 != atomic_load_explicit(&grp->leader, memory_order_relaxed))
+            r + 1 != atomic_load_explicit(&grp->leader, memory_order_relaxed)) {
             myr_ult_prefetch_stack(next);
+            myr_ult_prefetch_inherited(next);
+        }
 #endif
         prefetch_link(s, r + 1);
     }

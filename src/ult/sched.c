@@ -240,6 +240,7 @@ static inline void prefetch_ahead(myr_worker *w)
     myr_deque_ring *r = atomic_load_explicit(&d->ring, memory_order_relaxed);
     myr_ult *first = atomic_load_explicit(&r->slot[t & r->mask], memory_order_relaxed);
     myr_ult_prefetch_stack(first);
+    myr_ult_prefetch_inherited(first);
     if (t + 1 < b)
         __builtin_prefetch(atomic_load_explicit(&r->slot[(t + 1) & r->mask],
                                                 memory_order_relaxed), 1);
